@@ -1,0 +1,52 @@
+// swift-tools-version: 6.0
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+    name: "OpenCoreData",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        .executable(name: "coredata-example", targets: ["CoreDataExample"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+    ],
+    targets: [
+        .macro(
+            name: "OpenCoreDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(
+            name: "OpenCoreData",
+            dependencies: [
+                "OpenCoreDataMacros",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "CoreDataExample",
+            dependencies: ["OpenCoreData"],
+            path: "Examples/CoreDataExample"
+        ),
+        .testTarget(
+            name: "OpenCoreDataTests",
+            dependencies: ["OpenCoreData"]
+        ),
+        .testTarget(
+            name: "OpenCoreDataMacrosTests",
+            dependencies: [
+                "OpenCoreDataMacros",
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+            ]
+        ),
+    ]
+)
