@@ -164,8 +164,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return persistentStores.first { $0.identifier == objectID.storeIdentifier }
     }
 
-    func evaluatesNatively(entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) -> Bool {
-        stores(for: entity, affectedStores: affectedStores).allSatisfy { $0.backend.evaluatesFetchesNatively }
+    func evaluatesNatively(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) -> Bool {
+        stores(for: request.entity, affectedStores: affectedStores).allSatisfy { $0.backend.evaluatesNatively(request) }
     }
 
     func storeCount(for entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) -> Int {

@@ -6,11 +6,12 @@ import Foundation
 /// All methods are called synchronously from a context's queue; implementations are
 /// thread-safe because several contexts use one store at once.
 package protocol PersistentStoreBackend: AnyObject, Sendable {
-    /// Whether `fetchSnapshots` evaluates predicates, sorts and pages itself; when false, the
-    /// store returns every row of the requested entities and the context filters in memory.
-    var evaluatesFetchesNatively: Bool { get }
+    /// Whether the store evaluates this request's predicate and sort descriptors itself. When
+    /// false, `fetchSnapshots` is called with a request stripped of predicate, sort and paging,
+    /// and the context filters, sorts and pages the rows in memory.
+    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool
 
-    /// The rows a request matches (all rows of its entities when not native), sorted and paged when native.
+    /// The rows a request matches, sorted and paged as the request says.
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot]
 
     /// The IDs of the rows a request matches.

@@ -75,8 +75,8 @@ extension NSManagedObjectContext {
     func countMatching<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> Int {
         guard let coordinator = persistentStoreCoordinator else { return 0 }
         let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
-        if !pending, coordinator.evaluatesNatively(entity: entity, affectedStores: request.affectedStores) {
-            let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
+        let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
+        if !pending, coordinator.evaluatesNatively(storeRequest, affectedStores: request.affectedStores) {
             return try coordinator.countRows(storeRequest, affectedStores: request.affectedStores)
         }
         return try matchingObjects(request, entity: entity).count
@@ -87,9 +87,11 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { return [] }
         let includePending = request.includesPendingChanges
         let pending = includePending && hasPendingChanges(affecting: entity)
-        let native = coordinator.evaluatesNatively(entity: entity, affectedStores: request.affectedStores)
+        let native = coordinator.evaluatesNatively(StoreFetchRequest(request, entity: entity, paging: true), affectedStores: request.affectedStores)
         let pushPaging = native && !pending && coordinator.storeCount(for: entity, affectedStores: request.affectedStores) == 1
-        let storeRequest = StoreFetchRequest(request, entity: entity, paging: pushPaging)
+        let storeRequest = native
+            ? StoreFetchRequest(request, entity: entity, paging: pushPaging)
+            : StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities)
 
         if request.fetchBatchSize > 0, pushPaging {
             let ids = try coordinator.fetchObjectIDs(storeRequest, affectedStores: request.affectedStores)

@@ -17,7 +17,7 @@ final class InMemoryStore: PersistentStoreBackend {
     }
     private let state = Mutex(State())
 
-    var evaluatesFetchesNatively: Bool { false }
+    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool { false }
 
     // MARK: - Reading
 
