@@ -303,4 +303,38 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         removeObject(at: idx)
         insert(object, at: idx)
     }
+
+    // swift-corelibs-foundation implements these on its private storage, not on the primitives
+    // above, so each is routed through the owner here.
+
+    override func contains(_ object: Any) -> Bool { index(of: object) != NSNotFound }
+
+    override func add(_ object: Any?) {
+        guard let object else { return }
+        if !contains(object) { insert(object, at: count) }
+    }
+
+    override func addObjects(from array: [Any]) {
+        for object in array { add(object) }
+    }
+
+    override func remove(_ object: Any) {
+        guard let object = object as? NSManagedObject else { return }
+        owner.removeFromToMany(object, at: index)
+    }
+
+    override func removeObjects(at indexes: IndexSet) {
+        let objects = indexes.map { storage.objects[$0] }
+        for object in objects { owner.removeFromToMany(object, at: index) }
+    }
+
+    override func removeAllObjects() {
+        for object in Array(storage.objects) { owner.removeFromToMany(object, at: index) }
+    }
+
+    override func moveObjects(at indexes: IndexSet, to idx: Int) {
+        let moving = indexes.map { storage.objects[$0] }
+        removeObjects(at: indexes)
+        for (offset, object) in moving.enumerated() { insert(object, at: Swift.min(idx + offset, count)) }
+    }
 }
