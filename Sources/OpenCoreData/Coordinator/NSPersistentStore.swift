@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+
+/// The SQLite store type.
+public let NSSQLiteStoreType = "SQLite"
+/// The in-memory store type.
+public let NSInMemoryStoreType = "InMemory"
+/// The binary store type (not supported on Linux).
+public let NSBinaryStoreType = "Binary"
+/// The XML store type (macOS only at Apple; not supported).
+public let NSXMLStoreType = "XML"
+
+/// Metadata key: the store's type.
+public let NSStoreTypeKey = "NSStoreType"
+/// Metadata key: the store's UUID.
+public let NSStoreUUIDKey = "NSStoreUUID"
+/// Metadata key: the entity version hashes of the model that wrote the store.
+public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
+/// Metadata key: the model's version identifiers.
+public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+/// Metadata key: the framework version that wrote the store.
+public let NSPersistenceFrameworkVersionKey = "NSPersistenceFrameworkVersion"
+/// Metadata key: the hash-algorithm version.
+public let NSStoreModelVersionHashesVersionKey = "NSStoreModelVersionHashesVersion"
+/// Metadata key: the model's version checksum.
+public let NSStoreModelVersionChecksumKey = "NSStoreModelVersionChecksumKey"
+
+/// Option: open the store read-only.
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// Option: SQLite pragmas to set, as a dictionary of name to value.
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option: file protection (ignored on Linux).
+public let NSPersistentStoreFileProtectionKey = "NSPersistentStoreFileProtectionKey"
+/// Option: migrate automatically.
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+/// Option: infer the mapping model.
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Option: track persistent history.
+public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
+/// Option: post remote change notifications.
+public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationOptionKey"
+/// Option: the SQLite busy timeout in seconds.
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+/// Option: the SQLite analyze flag.
+public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
+/// Option: SQLite manual vacuum.
+public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
+
+/// A store that holds the rows of a coordinator's objects.
+///
+/// Mirrors <https://developer.apple.com/documentation/coredata/nspersistentstore>.
+///
+/// `@unchecked Sendable`: the only mutable state, `metadata`, is guarded by `state`; the backend
+/// is `Sendable`.
+open class NSPersistentStore: NSObject, @unchecked Sendable {
+    /// The kinds of built-in store (Apple's `NSPersistentStore.StoreType`, iOS 15).
+    public struct StoreType: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The SQLite store.
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        /// The in-memory store.
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+        /// The binary store (not supported on Linux).
+        public static let binary = StoreType(rawValue: NSBinaryStoreType)
+    }
+
+    private struct State {
+        var metadata: [String: Any]
+        var identifier: String
+    }
+    private let state: Mutex<UncheckedBox<State>>
+
+    /// The store's type string (`"SQLite"`, `"InMemory"`).
+    public let type: String
+    /// The store's file URL.
+    open var url: URL?
+    /// The options the store was added with.
+    public let options: [AnyHashable: Any]?
+    /// The configuration the store holds; "PF_DEFAULT_CONFIGURATION_NAME" for all entities.
+    public let configurationName: String
+    /// Whether the store refuses writes.
+    public let isReadOnly: Bool
+    /// The coordinator the store belongs to.
+    open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    package let backend: any PersistentStoreBackend
+
+    package init(type: String, url: URL?, options: [AnyHashable: Any]?, configurationName: String?,
+                 identifier: String, metadata: [String: Any], backend: any PersistentStoreBackend) {
+        self.type = type
+        self.url = url
+        self.options = options
+        self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        self.backend = backend
+        self.state = Mutex(UncheckedBox(State(metadata: metadata, identifier: identifier)))
+        super.init()
+    }
+
+    /// The store's unique identifier (its UUID); part of every permanent object ID.
+    open var identifier: String! {
+        get { state.withLock { $0.value.identifier } }
+        set { state.withLock { box in var s = box.value; s.identifier = newValue ?? s.identifier; box = UncheckedBox(s) } }
+    }
+
+    /// The store's metadata: type, UUID, model version hashes and any keys set by the app.
+    open var metadata: [String: Any]! {
+        get { state.withLock { $0.value.metadata } }
+        set { state.withLock { box in var s = box.value; s.metadata = newValue ?? [:]; box = UncheckedBox(s) } }
+    }
+
+    /// The entities this store holds.
+    package func entities(in model: NSManagedObjectModel) -> [NSEntityDescription] {
+        model.entities(forConfigurationName: configurationName) ?? model.entities
+    }
+
+    open override var description: String {
+        "<NSPersistentStore: \(type) \(url?.path ?? "(no URL)") \(identifier ?? "")>"
+    }
+}

@@ -1,0 +1,317 @@
+import Foundation
+import Synchronization
+
+/// Connects contexts to stores: it owns the stores, hands out object IDs and keeps a row cache.
+///
+/// Mirrors <https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator>.
+/// The coordinator freezes its model: from then on the model is immutable and shared safely.
+///
+/// `@unchecked Sendable`: all mutable state lives in `state`, behind its Mutex; the model is frozen.
+open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
+    /// The model the coordinator's stores follow.
+    public let managedObjectModel: NSManagedObjectModel
+
+    private struct State: @unchecked Sendable {
+        // @unchecked: only touched inside `state`'s lock.
+        var stores: [NSPersistentStore] = []
+        var contexts: [ObjectIdentifier: WeakContext] = [:]
+        var rowCache: [NSManagedObjectID: RowSnapshot] = [:]
+        var name: String?
+    }
+    private let state = Mutex(State())
+
+    /// The most snapshots the row cache keeps before it is cleared.
+    static let rowCacheLimit = 100_000
+
+    /// Creates a coordinator for a model, freezing the model.
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        model.freeze()
+        self.managedObjectModel = model
+        super.init()
+        ClassRegistry.shared.register(model: model)
+    }
+
+    /// A name for debugging.
+    open var name: String? {
+        get { state.withLock { $0.name } }
+        set { state.withLock { $0.name = newValue } }
+    }
+
+    /// The stores, in the order they were added.
+    open var persistentStores: [NSPersistentStore] { state.withLock { $0.stores } }
+
+    // MARK: - Adding and removing stores
+
+    /// Adds a store of a type at a URL.
+    /// - Throws: an `NSError` (`NSPersistentStoreInvalidTypeError`, `NSPersistentStoreOpenError`,
+    ///   `NSPersistentStoreIncompatibleVersionHashError`, …) naming what is wrong; the file is untouched.
+    @discardableResult
+    open func addPersistentStore(ofType storeType: String, configurationName configuration: String?,
+                                 at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        if let configuration, !NSManagedObjectModel.isDefaultConfiguration(configuration),
+           managedObjectModel.entities(forConfigurationName: configuration) == nil {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The model has no configuration named '\(configuration)'.")
+        }
+        let store = try StoreFactory.makeStore(type: storeType, url: storeURL, options: options,
+                                               configuration: configuration, model: managedObjectModel)
+        store.persistentStoreCoordinator = self
+        state.withLock { $0.stores.append(store) }
+        return store
+    }
+
+    /// Adds a store of a `StoreType` (iOS 15 spelling).
+    @discardableResult
+    open func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil,
+                                 at storeURL: URL, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// Adds the store a description describes and reports the outcome.
+    open func addPersistentStore(with description: NSPersistentStoreDescription,
+                                 completionHandler block: (NSPersistentStoreDescription, (any Error)?) -> Void) {
+        do {
+            try addPersistentStore(ofType: description.type, configurationName: description.configuration,
+                                   at: description.url, options: description.optionsForStore)
+            block(description, nil)
+        } catch {
+            block(description, error)
+        }
+    }
+
+    /// Removes a store.
+    open func remove(_ store: NSPersistentStore) throws {
+        let removed = state.withLock { state -> Bool in
+            guard let index = state.stores.firstIndex(where: { $0 === store }) else { return false }
+            state.stores.remove(at: index)
+            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
+            return true
+        }
+        guard removed else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store) does not belong to this coordinator.")
+        }
+        store.backend.close()
+        store.persistentStoreCoordinator = nil
+    }
+
+    /// The store at a URL, or nil.
+    open func persistentStore(for url: URL) -> NSPersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The object ID a URI names, or nil when no store of this coordinator has it.
+    open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty else { return nil }
+        let parts = url.path.split(separator: "/").map(String.init)
+        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()), key > 0,
+              let store = persistentStores.first(where: { $0.identifier == host }),
+              let entity = managedObjectModel.entitiesByName[parts[0]] else { return nil }
+        return NSManagedObjectID(entity: entity, primaryKey: key, store: store)
+    }
+
+    // MARK: - Metadata
+
+    /// The metadata of a store of this coordinator.
+    open func metadata(for store: NSPersistentStore) -> [String: Any] {
+        store.metadata ?? [:]
+    }
+
+    /// Sets the metadata of a store; it is written with the store's next save (SQLite: at once).
+    open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        var merged = metadata ?? [:]
+        merged[NSStoreTypeKey] = store.type
+        merged[NSStoreUUIDKey] = store.identifier
+        store.metadata = merged
+        do {
+            try store.backend.saveMetadata(merged, store: store)
+        } catch {
+            Log.store.error("Could not write metadata of \(store): \(error)")
+        }
+    }
+
+    // MARK: - Contexts
+
+    func register(_ context: NSManagedObjectContext) {
+        state.withLock { $0.contexts[ObjectIdentifier(context)] = WeakContext(context: context) }
+    }
+
+    func unregister(_ context: NSManagedObjectContext) {
+        state.withLock { $0.contexts[ObjectIdentifier(context)] = nil }
+    }
+
+    /// Tells the other contexts that merge automatically about a save.
+    func contextDidSave(_ source: NSManagedObjectContext, changes: SavedChanges) {
+        let targets = state.withLock { state in
+            state.contexts.values.compactMap(\.context).filter { $0 !== source }
+        }
+        for context in targets where context.automaticallyMergesChangesFromParent {
+            context.queue.async {
+                context.mergeSavedChanges(changes)
+            }
+        }
+    }
+
+    // MARK: - Routing to stores
+
+    func stores(for entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) -> [NSPersistentStore] {
+        let candidates = affectedStores ?? persistentStores
+        return candidates.filter { store in
+            store.entities(in: managedObjectModel).contains { $0 === entity || $0.name == entity.name }
+        }
+    }
+
+    func store(for objectID: NSManagedObjectID) -> NSPersistentStore? {
+        if let store = objectID.persistentStore, store.persistentStoreCoordinator === self { return store }
+        return persistentStores.first { $0.identifier == objectID.storeIdentifier }
+    }
+
+    func evaluatesNatively(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) -> Bool {
+        stores(for: request.entity, affectedStores: affectedStores).allSatisfy { $0.backend.evaluatesNatively(request) }
+    }
+
+    func storeCount(for entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) -> Int {
+        stores(for: entity, affectedStores: affectedStores).count
+    }
+
+    // MARK: - Reading
+
+    func fetchSnapshots(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) throws -> [RowSnapshot] {
+        var result: [RowSnapshot] = []
+        for store in stores(for: request.entity, affectedStores: affectedStores) {
+            result.append(contentsOf: try store.backend.fetchSnapshots(request, store: store))
+        }
+        return result
+    }
+
+    func fetchObjectIDs(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) throws -> [NSManagedObjectID] {
+        var result: [NSManagedObjectID] = []
+        for store in stores(for: request.entity, affectedStores: affectedStores) {
+            result.append(contentsOf: try store.backend.fetchObjectIDs(request, store: store))
+        }
+        return result
+    }
+
+    func countRows(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) throws -> Int {
+        var count = 0
+        for store in stores(for: request.entity, affectedStores: affectedStores) {
+            count += try store.backend.countRows(request, store: store)
+        }
+        return count
+    }
+
+    /// The current row of an object: from the row cache, else the store.
+    func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+        if objectID.isTemporaryID { return nil }
+        if let cached = state.withLock({ $0.rowCache[objectID] }) { return cached }
+        return try freshSnapshot(for: objectID)
+    }
+
+    /// The current row of an object, read from its store (the row cache is updated).
+    func freshSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+        guard !objectID.isTemporaryID, let store = store(for: objectID) else { return nil }
+        let snapshot = try store.backend.snapshots(for: [objectID], store: store).first
+        if let snapshot { cacheSnapshots([snapshot], removing: []) }
+        return snapshot
+    }
+
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
+        var byStore: [ObjectIdentifier: (NSPersistentStore, [NSManagedObjectID])] = [:]
+        for id in objectIDs {
+            guard let store = store(for: id) else { continue }
+            byStore[ObjectIdentifier(store), default: (store, [])].1.append(id)
+        }
+        var result: [RowSnapshot] = []
+        for (store, ids) in byStore.values {
+            result.append(contentsOf: try store.backend.snapshots(for: ids, store: store))
+        }
+        return result
+    }
+
+    func destinations(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [RowSnapshot] {
+        guard let store = store(for: objectID) else { return [] }
+        return try store.backend.destinations(of: objectID, relationship: relationship, store: store)
+    }
+
+    func cacheSnapshots(_ snapshots: [RowSnapshot], removing removed: [NSManagedObjectID]) {
+        state.withLock { state in
+            if state.rowCache.count + snapshots.count > Self.rowCacheLimit { state.rowCache.removeAll(keepingCapacity: true) }
+            for snapshot in snapshots where !snapshot.objectID.isTemporaryID { state.rowCache[snapshot.objectID] = snapshot }
+            for id in removed { state.rowCache[id] = nil }
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Permanent IDs for new objects of these entities, reserved in their stores.
+    func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        var counts: [ObjectIdentifier: (NSEntityDescription, Int)] = [:]
+        for entity in entities { counts[ObjectIdentifier(entity.rootEntity), default: (entity.rootEntity, 0)].1 += 1 }
+        var next: [ObjectIdentifier: (NSPersistentStore, Int64)] = [:]
+        for (key, (root, count)) in counts {
+            guard let store = stores(for: root, affectedStores: nil).first else {
+                throw CoreDataError.make(NSPersistentStoreSaveError, "No store of the coordinator holds entity '\(root.name ?? "?")'.")
+            }
+            next[key] = (store, try store.backend.allocatePrimaryKeys(for: root, count: count, store: store))
+        }
+        return entities.map { entity in
+            let key = ObjectIdentifier(entity.rootEntity)
+            let (store, primaryKey) = next[key]!
+            next[key] = (store, primaryKey + 1)
+            return NSManagedObjectID(entity: entity, primaryKey: primaryKey, store: store)
+        }
+    }
+
+    /// Saves a request, split by store.
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        let stores = persistentStores
+        if stores.count == 1, let store = stores.first {
+            try checkWritable(store)
+            return try store.backend.save(request, store: store)
+        }
+        var byStore: [ObjectIdentifier: (NSPersistentStore, StoreSaveRequest)] = [:]
+        func bucket(_ store: NSPersistentStore) -> ObjectIdentifier {
+            let key = ObjectIdentifier(store)
+            if byStore[key] == nil {
+                var empty = StoreSaveRequest()
+                empty.transactionAuthor = request.transactionAuthor
+                empty.contextName = request.contextName
+                byStore[key] = (store, empty)
+            }
+            return key
+        }
+        for insert in request.inserted {
+            let target = insert.objectID.isTemporaryID ? self.stores(for: insert.objectID.entity, affectedStores: nil).first : store(for: insert.objectID)
+            guard let target else {
+                throw CoreDataError.make(NSPersistentStoreSaveError, "No store of the coordinator holds entity '\(insert.objectID.entity.name ?? "?")'.")
+            }
+            byStore[bucket(target)]!.1.inserted.append(insert)
+        }
+        for update in request.updated {
+            guard let target = store(for: update.snapshot.objectID) else { continue }
+            byStore[bucket(target)]!.1.updated.append(update)
+        }
+        for delete in request.deleted {
+            guard let target = store(for: delete.objectID) else { continue }
+            byStore[bucket(target)]!.1.deleted.append(delete)
+        }
+        var result = StoreSaveResult()
+        for (store, storeRequest) in byStore.values {
+            try checkWritable(store)
+            let partial = try store.backend.save(storeRequest, store: store)
+            result.permanentIDs.merge(partial.permanentIDs) { first, _ in first }
+        }
+        return result
+    }
+
+    private func checkWritable(_ store: NSPersistentStore) throws {
+        if store.isReadOnly {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The store \(store.url?.path ?? store.type) was opened read-only; it cannot be saved to.",
+                                     userInfo: [NSAffectedStoresErrorKey: [store]])
+        }
+    }
+}
+
+/// Holds a context weakly in the coordinator's registry.
+struct WeakContext: @unchecked Sendable {
+    // @unchecked: NSManagedObjectContext is Sendable; the struct only exists to hold it weakly.
+    weak var context: NSManagedObjectContext?
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// The index-based shape of an entity, computed once its model is frozen.
+///
+/// Property slots are numbered with inherited properties first, so a property has the same
+/// index in an entity and in all its subentities. Managed objects and row snapshots keep their
+/// values in arrays indexed this way; name lookups happen once, here.
+package final class EntityLayout: @unchecked Sendable {
+    // @unchecked Sendable: every field is a `let` computed from a frozen entity.
+
+    /// Every property, inherited first, in declaration order.
+    package let properties: [NSPropertyDescription]
+    /// Slot index of each property by name.
+    package let indexByName: [String: Int]
+    package let propertiesByName: [String: NSPropertyDescription]
+    /// Indices of stored (non-transient) attributes.
+    package let storedAttributeIndices: [Int]
+    /// Indices of all attributes, transient included.
+    package let attributeIndices: [Int]
+    /// Indices of relationships.
+    package let relationshipIndices: [Int]
+    /// Indices of to-one relationships that are stored (not transient).
+    package let toOneIndices: [Int]
+    /// Indices of to-many relationships.
+    package let toManyIndices: [Int]
+    /// The attribute type of each slot (undefined for relationships).
+    package let attributeTypes: [NSAttributeType]
+    /// Whether each slot is a relationship.
+    package let isRelationship: [Bool]
+
+    init(entity: NSEntityDescription) {
+        let properties = entity.properties
+        self.properties = properties
+        var indexByName: [String: Int] = [:]
+        var byName: [String: NSPropertyDescription] = [:]
+        var stored: [Int] = [], attributes: [Int] = [], relationships: [Int] = []
+        var toOne: [Int] = [], toMany: [Int] = []
+        var types: [NSAttributeType] = []
+        var isRelationship: [Bool] = []
+        for (index, property) in properties.enumerated() {
+            indexByName[property.name] = index
+            byName[property.name] = property
+            if let attribute = property as? NSAttributeDescription {
+                attributes.append(index)
+                if !attribute.isTransient { stored.append(index) }
+                types.append(attribute.attributeType)
+                isRelationship.append(false)
+            } else if let relationship = property as? NSRelationshipDescription {
+                relationships.append(index)
+                if relationship.isToMany { toMany.append(index) } else if !relationship.isTransient { toOne.append(index) }
+                types.append(.undefinedAttributeType)
+                isRelationship.append(true)
+            } else {
+                types.append(.undefinedAttributeType)
+                isRelationship.append(false)
+            }
+        }
+        self.indexByName = indexByName
+        self.propertiesByName = byName
+        self.storedAttributeIndices = stored
+        self.attributeIndices = attributes
+        self.relationshipIndices = relationships
+        self.toOneIndices = toOne
+        self.toManyIndices = toMany
+        self.attributeTypes = types
+        self.isRelationship = isRelationship
+    }
+
+    /// The number of value slots an object of this entity has.
+    package var slotCount: Int { properties.count }
+}

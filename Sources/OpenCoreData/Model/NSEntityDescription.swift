@@ -1,0 +1,167 @@
+import Foundation
+
+/// An entity: a kind of object in the model, with its properties and its place in the inheritance tree.
+///
+/// Mirrors <https://developer.apple.com/documentation/coredata/nsentitydescription>.
+/// `properties` and the `…ByName` dictionaries include inherited properties, as Apple's do.
+///
+/// `@unchecked Sendable`: mutation happens only before the owning model is frozen (Apple calls a
+/// model "editable until it is used by an object graph manager"); once frozen, every stored
+/// property is read-only and the cached `layout` is immutable.
+open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
+    /// The entity's name, unique in the model.
+    open var name: String? { willSet { checkMutable("name") } }
+
+    /// The name of the class that represents the entity; defaults to `NSManagedObject`.
+    open var managedObjectClassName: String! { willSet { checkMutable("managedObjectClassName") } }
+
+    /// Whether the entity is abstract: it has no instances of its own, only of its subentities.
+    open var isAbstract: Bool = false { willSet { checkMutable("isAbstract") } }
+
+    /// The uniqueness constraints: each inner array lists property names (or descriptions) unique together.
+    open var uniquenessConstraints: [[Any]] = [] { willSet { checkMutable("uniquenessConstraints") } }
+
+    /// The fetch indexes the store creates for this entity.
+    open var indexes: [NSFetchIndexDescription] = [] {
+        willSet { checkMutable("indexes") }
+        didSet { for index in indexes { index.entity = self } }
+    }
+
+    /// The user info dictionary from the model editor.
+    open var userInfo: [AnyHashable: Any]? = nil
+
+    /// A string mixed into the version hash to force a new version.
+    open var versionHashModifier: String? = nil { willSet { checkMutable("versionHashModifier") } }
+
+    /// The identifier used by migration to recognise a renamed entity.
+    open var renamingIdentifier: String? = nil
+
+    /// The entity's own properties, in the order they were set.
+    package private(set) var ownProperties: [NSPropertyDescription] = []
+
+    /// The parent entity, or nil for a root entity.
+    open private(set) weak var superentity: NSEntityDescription?
+
+    /// The direct subentities.
+    open var subentities: [NSEntityDescription] = [] {
+        willSet { checkMutable("subentities") }
+        didSet {
+            for old in oldValue where !subentities.contains(where: { $0 === old }) { old.superentity = nil }
+            for sub in subentities { sub.superentity = self }
+        }
+    }
+
+    /// The model the entity belongs to.
+    open internal(set) weak var managedObjectModel: NSManagedObjectModel!
+
+    /// Set once the owning model is frozen; from then on `layout` is cached.
+    package private(set) var isFrozen = false
+    private var frozenLayout: EntityLayout?
+
+    /// The entity's position in its model, following Apple's `Z_ENT` order (1-based); 0 until frozen.
+    package internal(set) var entityNumber: Int = 0
+
+    public override init() {
+        super.init()
+    }
+
+    // MARK: - Properties
+
+    /// All properties, inherited ones first.
+    open var properties: [NSPropertyDescription] {
+        get { (superentity?.properties ?? []) + ownProperties }
+        set {
+            checkMutable("properties")
+            let inherited = Set((superentity?.properties ?? []).map(ObjectIdentifier.init))
+            ownProperties = newValue.filter { !inherited.contains(ObjectIdentifier($0)) }
+            for property in ownProperties { property.entity = self }
+        }
+    }
+
+    /// All properties by name, inherited ones included.
+    open var propertiesByName: [String: NSPropertyDescription] {
+        if let layout = frozenLayout { return layout.propertiesByName }
+        return Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// All attributes by name, inherited ones included.
+    open var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// All relationships by name, inherited ones included.
+    open var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The relationships whose destination is `entity`.
+    open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
+    }
+
+    /// Whether this entity is `entity` or one of its subentities.
+    open func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The entity at the top of this entity's inheritance tree; its table holds the whole tree.
+    package var rootEntity: NSEntityDescription {
+        var current = self
+        while let parent = current.superentity { current = parent }
+        return current
+    }
+
+    /// This entity and all its subentities, depth-first.
+    package var selfAndDescendants: [NSEntityDescription] {
+        [self] + subentities.flatMap(\.selfAndDescendants)
+    }
+
+    /// The entity's version hash (Apple's algorithm; see `docs/StoreFormat.md`).
+    open var versionHash: Data { VersionHasher.hash(of: self) }
+
+    // MARK: - Freezing
+
+    /// The immutable, index-based view the object graph and stores use on hot paths.
+    package var layout: EntityLayout {
+        if let layout = frozenLayout { return layout }
+        return EntityLayout(entity: self)
+    }
+
+    package func freeze() {
+        guard !isFrozen else { return }
+        for property in ownProperties { property.isFrozen = true }
+        isFrozen = true
+        frozenLayout = EntityLayout(entity: self)
+    }
+
+    package func checkMutable(_ key: String) {
+        if isFrozen {
+            fatalError("Can't modify an immutable model: entity '\(name ?? "?")' key '\(key)' was changed after the model was used by a coordinator.")
+        }
+    }
+
+    // MARK: - NSCopying
+
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSEntityDescription()
+        copy.name = name
+        copy.managedObjectClassName = managedObjectClassName
+        copy.isAbstract = isAbstract
+        copy.uniquenessConstraints = uniquenessConstraints
+        copy.userInfo = userInfo
+        copy.versionHashModifier = versionHashModifier
+        copy.renamingIdentifier = renamingIdentifier
+        copy.properties = ownProperties.map { $0.copy() as! NSPropertyDescription }
+        copy.indexes = indexes.map { $0.copy() as! NSFetchIndexDescription }
+        return copy
+    }
+
+    open override var description: String {
+        "(<NSEntityDescription> name \(name ?? "nil"), managedObjectClassName \(managedObjectClassName ?? "NSManagedObject"), superentity \(superentity?.name ?? "nil"), properties \(properties.map(\.name)))"
+    }
+}

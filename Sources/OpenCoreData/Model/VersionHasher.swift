@@ -1,0 +1,79 @@
+import Foundation
+
+/// Apple's model version hashes, reconstructed black-box from Apple-written stores.
+///
+/// The byte layout is documented in `docs/StoreFormat.md` (from shared/docs/coredata-formats.md §4).
+/// Verified parts: names, optional/transient flags, attribute type, preserve-after-deletion,
+/// relationship destination/inverse names and counts, abstractness, superentity hash, uniqueness
+/// constraints. `versionHashModifier`, `isOrdered` and external binary storage are appended only
+/// when set, in a layout no fixture confirms; they are isolated in `unverifiedSuffix`.
+package enum VersionHasher {
+    /// The version hash of a property.
+    package static func hash(of property: NSPropertyDescription) -> Data {
+        var base = Data(property.name.utf8)
+        base.append(property.isOptional ? 1 : 0)
+        base.append(property.isTransient ? 1 : 0)
+        var data = SHA2.sha256(base)
+        if let attribute = property as? NSAttributeDescription {
+            appendLittleEndian(UInt32(truncatingIfNeeded: attribute.attributeType.rawValue), to: &data)
+            if attribute.preservesValueInHistoryOnDeletion { data.append(1) }
+        } else if let relationship = property as? NSRelationshipDescription {
+            data.append(contentsOf: (relationship.destinationEntity?.name ?? relationship.destinationEntityName ?? "").utf8)
+            data.append(contentsOf: (relationship.inverseRelationship?.name ?? relationship.inverseRelationshipName ?? "").utf8)
+            appendLittleEndian(UInt32(truncatingIfNeeded: relationship.maxCount), to: &data)
+            appendLittleEndian(UInt32(truncatingIfNeeded: relationship.minCount), to: &data)
+        }
+        data.append(unverifiedSuffix(of: property))
+        return SHA2.sha256(data)
+    }
+
+    /// The version hash of an entity.
+    package static func hash(of entity: NSEntityDescription) -> Data {
+        var data = Data((entity.name ?? "").utf8)
+        data.append(entity.isAbstract ? 1 : 0)
+        if let superentity = entity.superentity { data.append(hash(of: superentity)) }
+        let stored = entity.properties
+            .filter { $0.isStored }
+            .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        for property in stored { data.append(hash(of: property)) }
+        for constraint in entity.uniquenessConstraints {
+            let names = constraint.map { element -> String in
+                if let property = element as? NSPropertyDescription { return property.name }
+                return element as? String ?? "\(element)"
+            }
+            data.append(contentsOf: names.joined(separator: ".").utf8)
+        }
+        if let modifier = entity.versionHashModifier { data.append(contentsOf: modifier.utf8) }
+        return SHA2.sha256(data)
+    }
+
+    /// `NSStoreModelVersionHashesDigest`: base64 of SHA-512 over (name ‖ hash) sorted by name.
+    package static func digest(of hashes: [String: Data]) -> String {
+        var data = Data()
+        for name in hashes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            data.append(contentsOf: name.utf8)
+            data.append(hashes[name]!)
+        }
+        return SHA2.sha512(data).base64EncodedString()
+    }
+
+    /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the hashes sorted by entity name.
+    package static func checksum(of hashes: [String: Data]) -> String {
+        var data = Data()
+        for name in hashes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { data.append(hashes[name]!) }
+        return SHA2.sha256(data).base64EncodedString()
+    }
+
+    /// Inputs Apple documents as part of the hash but no fixture pins down; empty unless set.
+    private static func unverifiedSuffix(of property: NSPropertyDescription) -> Data {
+        var data = Data()
+        if let relationship = property as? NSRelationshipDescription, relationship.isOrdered { data.append(1) }
+        if let attribute = property as? NSAttributeDescription, attribute.allowsExternalBinaryDataStorage { data.append(1) }
+        if let modifier = property.versionHashModifier { data.append(contentsOf: modifier.utf8) }
+        return data
+    }
+
+    private static func appendLittleEndian(_ value: UInt32, to data: inout Data) {
+        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// Finds the Swift class of an entity without the Objective-C runtime.
+///
+/// Classes are learned when code uses them (`init(context:)`, `init(entity:insertInto:)`,
+/// `NSFetchRequest<Todo>`, `Todo.entity()`), by module-qualified `managedObjectClassName` through
+/// the Swift runtime, or by `NSManagedObjectModel.registerManagedObjectClasses(_:)`.
+package final class ClassRegistry: Sendable {
+    package static let shared = ClassRegistry()
+
+    private struct State: @unchecked Sendable {
+        // @unchecked: metatypes and frozen entities, only touched under the lock.
+        /// Entries keep the entity weakly: an identifier can be reused once an entity is freed.
+        var byEntity: [ObjectIdentifier: EntityEntry] = [:]
+        var byClassName: [String: NSManagedObject.Type] = [:]
+        var models: [WeakModel] = []
+    }
+    private struct WeakModel { weak var model: NSManagedObjectModel? }
+    private struct EntityEntry {
+        weak var entity: NSEntityDescription?
+        let type: NSManagedObject.Type
+    }
+    private let state = Mutex(State())
+
+    package func register(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
+        state.withLock { state in
+            state.byEntity[ObjectIdentifier(entity)] = EntityEntry(entity: entity, type: type)
+            state.byClassName[NSManagedObject.bareClassName(of: type)] = type
+            state.byClassName[String(reflecting: type)] = type
+        }
+    }
+
+    package func register(_ type: NSManagedObject.Type) {
+        state.withLock { state in
+            state.byClassName[NSManagedObject.bareClassName(of: type)] = type
+            state.byClassName[String(reflecting: type)] = type
+        }
+    }
+
+    package func register(model: NSManagedObjectModel) {
+        state.withLock { state in
+            state.models.removeAll { $0.model == nil }
+            if !state.models.contains(where: { $0.model === model }) { state.models.append(WeakModel(model: model)) }
+        }
+    }
+
+    /// The class that instances of an entity get.
+    package func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        if let type = registeredType(for: entity) { return type }
+        let type = lookUp(className: entity.managedObjectClassName)
+        if type != NSManagedObject.self { state.withLock { $0.byEntity[ObjectIdentifier(entity)] = EntityEntry(entity: entity, type: type) } }
+        return type
+    }
+
+    private func registeredType(for entity: NSEntityDescription) -> NSManagedObject.Type? {
+        state.withLock { state in
+            guard let entry = state.byEntity[ObjectIdentifier(entity)] else { return nil }
+            guard entry.entity === entity else {
+                state.byEntity[ObjectIdentifier(entity)] = nil
+                return nil
+            }
+            return entry.type
+        }
+    }
+
+    private func lookUp(className: String?) -> NSManagedObject.Type {
+        guard var name = className, !name.isEmpty, name != "NSManagedObject" else { return NSManagedObject.self }
+        if name.hasPrefix(".") { name.removeFirst() }
+        if let type = state.withLock({ $0.byClassName[name] }) { return type }
+        if name.contains("."), let type = _typeByName(name) as? NSManagedObject.Type { return type }
+        let bare = name.split(separator: ".").last.map(String.init) ?? name
+        if let type = state.withLock({ $0.byClassName[bare] }) { return type }
+        return NSManagedObject.self
+    }
+
+    /// The entity whose class is `type`, in one model.
+    package func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        let bare = NSManagedObject.bareClassName(of: type)
+        let full = String(reflecting: type)
+        if let match = model.entities.first(where: { registeredType(for: $0) == type }) { return match }
+        let matches = model.entities.filter { entity in
+            guard var name = entity.managedObjectClassName, !name.isEmpty else { return false }
+            if name.hasPrefix(".") { name.removeFirst() }
+            return name == full || name == bare || name.split(separator: ".").last.map(String.init) == bare
+        }
+        if let match = matches.first { return match }
+        // Xcode's default class name is the entity name.
+        return model.entities.first { $0.name == bare && ($0.managedObjectClassName == nil || $0.managedObjectClassName == "NSManagedObject") }
+    }
+
+    /// The entity whose class is `type`, in any model a coordinator uses.
+    package func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        let models = state.withLock { $0.models.compactMap(\.model) }
+        for model in models.reversed() {
+            if let entity = entity(for: type, in: model) { return entity }
+        }
+        return nil
+    }
+}
+
+extension NSManagedObject {
+    static func bareClassName(of type: NSManagedObject.Type) -> String {
+        let full = String(reflecting: type)
+        return full.split(separator: ".").last.map(String.init) ?? full
+    }
+}
+
+extension NSManagedObjectModel {
+    /// Tells OpenCoreData which Swift classes back entities whose `managedObjectClassName` has no module.
+    ///
+    /// Only needed when objects are fetched before the class is used in any other way; see Deviations.md.
+    public func registerManagedObjectClasses(_ classes: [NSManagedObject.Type]) {
+        for type in classes {
+            ClassRegistry.shared.register(type)
+            if let entity = ClassRegistry.shared.entity(for: type, in: self) {
+                ClassRegistry.shared.register(type, for: entity)
+            }
+        }
+    }
+}

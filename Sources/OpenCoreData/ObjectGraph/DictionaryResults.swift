@@ -1,0 +1,137 @@
+import Foundation
+
+/// Builds dictionary results (`.dictionaryResultType`) from matched objects in memory:
+/// `propertiesToFetch`, `returnsDistinctResults`, `propertiesToGroupBy` and aggregate
+/// `NSExpressionDescription`s (`count:`, `sum:`, `min:`, `max:`, `average:`).
+enum DictionaryResults {
+    static func make<T>(from objects: [NSManagedObject], request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSDictionary] {
+        let columns = try (request.propertiesToFetch ?? entity.properties.filter { $0 is NSAttributeDescription && $0.isStored })
+            .map { try Column($0, entity: entity) }
+        let groupKeys = try (request.propertiesToGroupBy ?? []).map { try Column($0, entity: entity).keyPath }
+        let hasAggregates = columns.contains { $0.aggregate != nil }
+
+        var rows: [[String: Any]] = []
+        if hasAggregates || !groupKeys.isEmpty {
+            var groups: [[String]: [NSManagedObject]] = [:]
+            var order: [[String]] = []
+            for object in objects {
+                let key = groupKeys.map { "\(object.value(forKeyPath: $0) ?? NSNull())" }
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(object)
+            }
+            if objects.isEmpty && groupKeys.isEmpty { order = [[]]; groups[[]] = [] }
+            for key in order {
+                let members = groups[key] ?? []
+                var row: [String: Any] = [:]
+                for column in columns {
+                    if let aggregate = column.aggregate {
+                        row[column.name] = aggregate.evaluate(members)
+                    } else if let first = members.first {
+                        row[column.name] = first.value(forKeyPath: column.keyPath) ?? NSNull()
+                    }
+                }
+                rows.append(row.filter { !($0.value is NSNull) })
+            }
+            if let having = request.havingPredicate {
+                rows = rows.filter { having.evaluate(with: $0 as NSDictionary) }
+            }
+        } else {
+            rows = objects.map { object in
+                var row: [String: Any] = [:]
+                for column in columns {
+                    if let value = column.value(of: object) { row[column.name] = value }
+                }
+                return row
+            }
+        }
+        if request.returnsDistinctResults {
+            var seen = Set<String>()
+            rows = rows.filter { row in
+                seen.insert(row.keys.sorted().map { "\($0)=\(row[$0]!)" }.joined(separator: "\u{1}")).inserted
+            }
+        }
+        return rows.map { NSDictionary(dictionary: $0) }
+    }
+
+    /// One requested column.
+    struct Column {
+        let name: String
+        let keyPath: String
+        let aggregate: Aggregate?
+
+        init(_ element: Any, entity: NSEntityDescription) throws {
+            if let description = element as? NSExpressionDescription {
+                name = description.name
+                guard let expression = description.expression, let parsed = Aggregate(expression: expression) else {
+                    throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' is not a supported aggregate (count:, sum:, min:, max:, average: over a key path).")
+                }
+                aggregate = parsed
+                keyPath = parsed.keyPath
+            } else if let property = element as? NSPropertyDescription {
+                name = property.name
+                keyPath = property.name
+                aggregate = nil
+            } else if let string = element as? String {
+                guard entity.propertiesByName[string.split(separator: ".").first.map(String.init) ?? string] != nil else {
+                    throw CoreDataError.make(NSCoreDataError, "propertiesToFetch names '\(string)', which entity '\(entity.name ?? "?")' does not have.")
+                }
+                name = string
+                keyPath = string
+                aggregate = nil
+            } else {
+                throw CoreDataError.make(NSCoreDataError, "propertiesToFetch holds \(type(of: element)); use property names or descriptions.")
+            }
+        }
+
+        func value(of object: NSManagedObject) -> Any? {
+            let value = object.value(forKeyPath: keyPath)
+            if let related = value as? NSManagedObject { return related.objectID }
+            return value
+        }
+    }
+
+    /// An aggregate function over a key path.
+    struct Aggregate {
+        let function: String
+        let keyPath: String
+
+        init?(expression: NSExpression) {
+            guard let parsed = AggregateExpression.parse(expression) else { return nil }
+            function = parsed.function
+            keyPath = parsed.keyPath
+        }
+
+        func evaluate(_ objects: [NSManagedObject]) -> Any? {
+            let values = objects.compactMap { $0.value(forKeyPath: keyPath) }.filter { !($0 is NSNull) }
+            switch function {
+            case "count:": return NSNumber(value: values.count)
+            case "sum:":
+                if values.allSatisfy({ AttributeConversion.integer($0) != nil && !($0 is Double) && (($0 as? NSNumber).map { CFNumberIsFloat($0) } ?? false) == false }) {
+                    return NSNumber(value: values.compactMap(AttributeConversion.integer).reduce(0, +))
+                }
+                return NSNumber(value: values.compactMap(AttributeConversion.double).reduce(0, +))
+            case "average:":
+                let numbers = values.compactMap(AttributeConversion.double)
+                return numbers.isEmpty ? nil : NSNumber(value: numbers.reduce(0, +) / Double(numbers.count))
+            case "min:": return values.min { ValueOrdering.less($0, $1) }
+            case "max:": return values.max { ValueOrdering.less($0, $1) }
+            default: return nil
+            }
+        }
+    }
+}
+
+private func CFNumberIsFloat(_ number: NSNumber) -> Bool {
+    let type = String(cString: number.objCType)
+    return type == "d" || type == "f"
+}
+
+/// Orders values of the same kind: numbers, strings, dates.
+enum ValueOrdering {
+    static func less(_ lhs: Any, _ rhs: Any) -> Bool {
+        if let l = AttributeConversion.double(lhs), let r = AttributeConversion.double(rhs) { return l < r }
+        if let l = lhs as? String, let r = rhs as? String { return l < r }
+        if let l = lhs as? Date, let r = rhs as? Date { return l < r }
+        return "\(lhs)" < "\(rhs)"
+    }
+}

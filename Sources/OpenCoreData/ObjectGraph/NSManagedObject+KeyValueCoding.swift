@@ -1,0 +1,272 @@
+import Foundation
+
+// MARK: - Key-value coding
+
+extension NSManagedObject {
+    /// The value of a property: `NSNumber` for numbers, the object for a to-one, `NSSet` or
+    /// `NSOrderedSet` for a to-many. Fires the fault if needed.
+    ///
+    /// An unknown key stops with a message naming the entity and key, as Apple raises
+    /// `NSUnknownKeyException`.
+    public func value(forKey key: String) -> Any? {
+        guard let index = layout.indexByName[key] else {
+            if key == "objectID" || key == "self" { return key == "self" ? self : objectID }
+            unknownKey(key)
+        }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        return publicValue(at: index)
+    }
+
+    /// Sets a property, with change tracking and inverse maintenance for relationships.
+    ///
+    /// A value of the wrong type stops with a message naming the entity, key and type, as
+    /// Apple raises "Unacceptable type of value for attribute".
+    public func setValue(_ value: Any?, forKey key: String) {
+        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        willChangeValue(forKey: key)
+        setPublicValue(value, at: index, key: key)
+        didChangeValue(forKey: key)
+    }
+
+    /// The value at a dotted key path (`"location.placeName"`); to-many steps give sets of values.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        var components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !components.isEmpty else { return nil }
+        let first = components.removeFirst()
+        let head = value(forKey: first)
+        return components.isEmpty ? head : KeyPathWalker.value(of: head, at: components)
+    }
+
+    /// Sets the value at a dotted key path: every step but the last must be a to-one.
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        let components = keyPath.split(separator: ".").map(String.init)
+        guard components.count > 1 else { return setValue(value, forKey: keyPath) }
+        var target: NSManagedObject = self
+        for component in components.dropLast() {
+            guard let next = target.value(forKey: component) as? NSManagedObject else { return }
+            target = next
+        }
+        target.setValue(value, forKey: components[components.count - 1])
+    }
+
+    /// The values for several keys (nil values as `NSNull`, as Apple's).
+    public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for key in keys { result[key] = value(forKey: key) ?? NSNull() }
+        return result
+    }
+
+    /// The value of a property without calling access hooks; for custom accessors.
+    public func primitiveValue(forKey key: String) -> Any? {
+        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        return publicValue(at: index)
+    }
+
+    /// Sets a property without change notifications hooks; still tracked and inverse-maintained.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        setPublicValue(value, at: index, key: key)
+    }
+
+    // MARK: - Slots
+
+    package func publicValue(at index: Int) -> Any? {
+        fireFaultIfNeeded()
+        switch slots[index] {
+        case .value(let value):
+            if layout.isRelationship[index] {
+                return resolveToOne(at: index)
+            }
+            return AttributeConversion.publicValue(value, type: layout.attributeTypes[index])
+        case .custom(let value):
+            return value
+        case .toOne(let object):
+            return object
+        case .toMany, .unloadedToMany:
+            let storage = loadedToMany(at: index)
+            let relationship = layout.properties[index] as! NSRelationshipDescription
+            if relationship.isOrdered { return NSOrderedSet(array: Array(storage.objects)) }
+            return NSSet(array: Array(storage.objects))
+        }
+    }
+
+    package func setPublicValue(_ value: Any?, at index: Int, key: String) {
+        fireFaultIfNeeded()
+        if let relationship = layout.properties[index] as? NSRelationshipDescription {
+            if relationship.isToMany {
+                replaceToMany(at: index, with: Self.objects(in: value, key: key, entity: entity))
+            } else {
+                guard value == nil || value is NSNull || value is NSManagedObject else {
+                    CoreDataError.programmerError("Unacceptable type of value for to-one relationship: entity '\(entity.name ?? "?")' property '\(key)' wants a managed object, got \(AttributeConversion.typeName(of: value)).")
+                }
+                setToOne(value as? NSManagedObject, at: index)
+            }
+            return
+        }
+        let type = layout.attributeTypes[index]
+        if AttributeConversion.isCustom(type) {
+            let newValue = value is NSNull ? nil : value
+            slots[index] = .custom(newValue)
+            markChanged()
+            return
+        }
+        guard let storeValue = AttributeConversion.storeValue(value, type: type) else {
+            CoreDataError.programmerError("Unacceptable type of value for attribute: entity '\(entity.name ?? "?")' property '\(key)' is \(type.xmlName), got \(AttributeConversion.typeName(of: value)).")
+        }
+        setStoreValue(storeValue, at: index)
+    }
+
+    /// Sets an attribute's store value and tracks the change.
+    @inline(__always)
+    package func setStoreValue(_ value: StoreValue, at index: Int) {
+        if faulted { fireFaultIfNeeded() }
+        slots[index] = .value(value)
+        markChanged()
+    }
+
+    /// The store value of an attribute slot (fires the fault).
+    @inline(__always)
+    package func storeValue(at index: Int) -> StoreValue {
+        if faulted { fireFaultIfNeeded() }
+        if case .value(let value) = slots[index] { return value }
+        return .null
+    }
+
+    static func objects(in value: Any?, key: String, entity: NSEntityDescription) -> [NSManagedObject] {
+        guard let value, !(value is NSNull) else { return [] }
+        let elements: [Any]
+        switch value {
+        case let set as NSSet: elements = set.allObjects
+        case let set as NSOrderedSet: elements = set.array
+        case let array as NSArray: elements = array.map { $0 }
+        case let array as [Any]: elements = array
+        case let set as Set<NSManagedObject>: elements = Array(set)
+        default:
+            if let sequence = value as? any Sequence {
+                elements = sequence.map { $0 as Any }
+            } else {
+                CoreDataError.programmerError("Unacceptable type of value for to-many relationship: entity '\(entity.name ?? "?")' property '\(key)' wants a set of managed objects, got \(AttributeConversion.typeName(of: value)).")
+            }
+        }
+        return elements.map { element in
+            guard let object = element as? NSManagedObject else {
+                CoreDataError.programmerError("Unacceptable object in to-many relationship: entity '\(entity.name ?? "?")' property '\(key)' got \(AttributeConversion.typeName(of: element)).")
+            }
+            return object
+        }
+    }
+
+    package func unknownKey(_ key: String) -> Never {
+        CoreDataError.programmerError("[<\(Swift.type(of: self))> valueForUndefinedKey:]: the entity '\(entity.name ?? "?")' is not key value coding-compliant for the key \"\(key)\".")
+    }
+
+    // MARK: - Changes
+
+    /// Records that the object changed, so the context lists it in `updatedObjects`.
+    @inline(__always)
+    package func markChanged() {
+        guard let context = _context, !insertedFlag, !deletedFlag else { return }
+        context.noteUpdated(self)
+    }
+
+    /// The persistent properties whose values differ from the last saved or fetched ones.
+    public func changedValues() -> [String: Any] {
+        guard !faulted else { return [:] }
+        var result: [String: Any] = [:]
+        for (index, property) in layout.properties.enumerated() where property.isStored {
+            if slotDiffersFromCommitted(index) {
+                result[property.name] = publicValue(at: index) ?? NSNull()
+            }
+        }
+        return result
+    }
+
+    /// The changes since the last `processPendingChanges`; the same as `changedValues()` here.
+    public func changedValuesForCurrentEvent() -> [String: Any] { changedValues() }
+
+    /// The last saved or fetched values for keys (all persistent properties when nil).
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        let names = keys ?? layout.properties.filter(\.isStored).map(\.name)
+        var result: [String: Any] = [:]
+        for name in names {
+            guard let index = layout.indexByName[name] else { continue }
+            result[name] = committedPublicValue(at: index) ?? NSNull()
+        }
+        return result
+    }
+
+    func committedPublicValue(at index: Int) -> Any? {
+        guard let committed, index < committed.values.count else { return nil }
+        let value = committed.values[index]
+        if layout.isRelationship[index] {
+            switch value {
+            case .objectID(let id): return _context?.object(with: id)
+            case .objectIDs(let ids):
+                let objects = ids.compactMap { _context?.object(with: $0) }
+                return (layout.properties[index] as? NSRelationshipDescription)?.isOrdered == true
+                    ? NSOrderedSet(array: objects) : NSSet(array: objects)
+            default: return nil
+            }
+        }
+        if AttributeConversion.isCustom(layout.attributeTypes[index]) {
+            if case .data(let data) = value {
+                return TransformableCoding.decode(data, attribute: layout.properties[index] as? NSAttributeDescription)
+            }
+            return nil
+        }
+        return AttributeConversion.publicValue(value, type: layout.attributeTypes[index])
+    }
+
+    /// Whether the slot differs from the committed snapshot (every slot differs for a new object).
+    package func slotDiffersFromCommitted(_ index: Int) -> Bool {
+        guard let committed else {
+            return insertedFlag
+        }
+        let old = committed.values[index]
+        switch slots[index] {
+        case .value(let value):
+            return value != old
+        case .custom(let value):
+            let encoded = TransformableCoding.encode(value, attribute: layout.properties[index] as? NSAttributeDescription)
+            return encoded != old
+        case .toOne(let object):
+            return object?.objectID != old.objectIDValue
+        case .toMany(let storage):
+            guard let before = storage.committedIDs else { return !storage.objects.isEmpty }
+            let ids = storage.objects.map(\.objectID)
+            let relationship = layout.properties[index] as? NSRelationshipDescription
+            if relationship?.isOrdered == true { return ids != before }
+            return ids.count != before.count || Set(ids) != Set(before)
+        case .unloadedToMany:
+            return false
+        }
+    }
+}
+
+/// Walks the rest of a key path from a value: objects, dictionaries and collections.
+package enum KeyPathWalker {
+    package static func value(of root: Any?, at components: [String]) -> Any? {
+        var current: Any? = root
+        for (position, component) in components.enumerated() {
+            guard let value = current else { return nil }
+            switch value {
+            case let object as NSManagedObject:
+                current = object.value(forKey: component)
+            case let dictionary as [String: Any]:
+                current = dictionary[component]
+            case let dictionary as NSDictionary:
+                current = dictionary[component]
+            case let set as NSSet:
+                let rest = Array(components[position...])
+                return NSSet(array: set.allObjects.compactMap { Self.value(of: $0, at: rest) })
+            case let set as NSOrderedSet:
+                let rest = Array(components[position...])
+                return NSOrderedSet(array: set.array.compactMap { Self.value(of: $0, at: rest) })
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+
+// MARK: - Relationships and inverse maintenance
+
+extension NSManagedObject {
+    /// A mutable set that changes a to-many relationship, with inverse maintenance.
+    public func mutableSetValue(forKey key: String) -> NSMutableSet {
+        guard let index = layout.indexByName[key], let relationship = layout.properties[index] as? NSRelationshipDescription,
+              relationship.isToMany else {
+            CoreDataError.programmerError("mutableSetValue(forKey:): entity '\(entity.name ?? "?")' has no to-many relationship '\(key)'.")
+        }
+        return RelationshipMutableSet(owner: self, index: index)
+    }
+
+    /// A mutable ordered set that changes an ordered to-many relationship, with inverse maintenance.
+    public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
+        guard let index = layout.indexByName[key], let relationship = layout.properties[index] as? NSRelationshipDescription,
+              relationship.isToMany else {
+            CoreDataError.programmerError("mutableOrderedSetValue(forKey:): entity '\(entity.name ?? "?")' has no to-many relationship '\(key)'.")
+        }
+        return RelationshipMutableOrderedSet(owner: self, index: index)
+    }
+
+    /// The IDs of a relationship's destinations, without firing relationship faults where the IDs are known.
+    public func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
+        guard let index = layout.indexByName[key], layout.isRelationship[index] else { unknownKey(key) }
+        fireFaultIfNeeded()
+        switch slots[index] {
+        case .value(let value): return value.objectIDValue.map { [$0] } ?? []
+        case .toOne(let object): return object.map { [$0.objectID] } ?? []
+        case .toMany(let storage): return storage.objects.map(\.objectID)
+        case .unloadedToMany: return loadedToMany(at: index).objects.map(\.objectID)
+        case .custom: return []
+        }
+    }
+
+    /// Whether a relationship is still a fault (its destinations not loaded).
+    public func hasFault(forRelationshipNamed key: String) -> Bool {
+        guard let index = layout.indexByName[key], layout.isRelationship[index] else { unknownKey(key) }
+        if faulted { return true }
+        switch slots[index] {
+        case .unloadedToMany: return true
+        case .value(let value): return value.objectIDValue != nil
+        default: return false
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The to-one destination at a slot, resolving a stored ID to a registered object or fault.
+    package func resolveToOne(at index: Int) -> NSManagedObject? {
+        if faulted { fireFaultIfNeeded() }
+        switch slots[index] {
+        case .toOne(let object):
+            return object
+        case .value(let value):
+            guard case .objectID(let id) = value, let context = _context else { return nil }
+            let object = context.object(with: id)
+            slots[index] = .toOne(object)
+            return object
+        default:
+            return nil
+        }
+    }
+
+    /// The loaded storage of a to-many slot, firing the relationship fault with one store query if needed.
+    package func loadedToMany(at index: Int) -> RelationshipStorage {
+        if faulted { fireFaultIfNeeded() }
+        switch slots[index] {
+        case .toMany(let storage):
+            return storage
+        default:
+            let relationship = layout.properties[index] as! NSRelationshipDescription
+            var objects = OrderedSetStorage()
+            var ids: [NSManagedObjectID] = []
+            if let context = _context, !objectID.isTemporaryID {
+                ids = context.destinationIDs(of: self, relationship: relationship)
+                for id in ids { objects.append(context.object(with: id)) }
+            }
+            let storage = RelationshipStorage(objects: objects, committedIDs: ids)
+            slots[index] = .toMany(storage)
+            return storage
+        }
+    }
+
+    // MARK: - Writing with inverse maintenance
+
+    /// Sets a to-one relationship and maintains the inverse on the old and new destinations.
+    package func setToOne(_ newValue: NSManagedObject?, at index: Int) {
+        let relationship = layout.properties[index] as! NSRelationshipDescription
+        if let newValue { checkRelatable(newValue, key: relationship.name) }
+        let old = resolveToOne(at: index)
+        if old === newValue { return }
+        slots[index] = .toOne(newValue)
+        markChanged()
+        guard let inverse = relationship.inverseRelationship else { return }
+        if let old { old.primitiveRemoveInverse(self, inverse: inverse) }
+        if let newValue { newValue.primitiveAddInverse(self, inverse: inverse) }
+    }
+
+    /// Replaces the destinations of a to-many relationship.
+    package func replaceToMany(at index: Int, with objects: [NSManagedObject]) {
+        let storage = loadedToMany(at: index)
+        let newSet = OrderedSetStorage(objects)
+        for old in Array(storage.objects) where !newSet.contains(old) {
+            removeFromToMany(old, at: index)
+        }
+        for object in objects where !storage.objects.contains(object) {
+            addToToMany(object, at: index, position: nil)
+        }
+        let relationship = layout.properties[index] as! NSRelationshipDescription
+        if relationship.isOrdered, storage.objects.elements != newSet.elements {
+            storage.objects = newSet
+            markChanged()
+        }
+    }
+
+    /// Adds a destination to a to-many relationship and maintains the inverse.
+    package func addToToMany(_ object: NSManagedObject, at index: Int, position: Int?) {
+        let relationship = layout.properties[index] as! NSRelationshipDescription
+        checkRelatable(object, key: relationship.name)
+        let storage = loadedToMany(at: index)
+        if storage.objects.contains(object) {
+            if let position, let current = storage.objects.firstIndex(of: object), current != position {
+                storage.objects.remove(at: current)
+                storage.objects.insert(object, at: min(position, storage.objects.count))
+                markChanged()
+            }
+            return
+        }
+        if let position {
+            storage.objects.insert(object, at: min(position, storage.objects.count))
+        } else {
+            storage.objects.append(object)
+        }
+        markChanged()
+        if let inverse = relationship.inverseRelationship {
+            object.primitiveAddInverse(self, inverse: inverse)
+        }
+    }
+
+    /// Removes a destination from a to-many relationship and maintains the inverse.
+    package func removeFromToMany(_ object: NSManagedObject, at index: Int) {
+        let relationship = layout.properties[index] as! NSRelationshipDescription
+        let storage = loadedToMany(at: index)
+        guard storage.objects.remove(object) != nil else { return }
+        markChanged()
+        if let inverse = relationship.inverseRelationship {
+            object.primitiveRemoveInverse(self, inverse: inverse)
+        }
+    }
+
+    /// Makes this object's `inverse` point at `source` (the other side already points here).
+    func primitiveAddInverse(_ source: NSManagedObject, inverse: NSRelationshipDescription) {
+        guard let index = layout.indexByName[inverse.name] else { return }
+        if inverse.isToMany {
+            let storage = loadedToMany(at: index)
+            if !storage.objects.contains(source) {
+                storage.objects.append(source)
+                markChanged()
+            }
+        } else {
+            let previous = resolveToOne(at: index)
+            if previous === source { return }
+            slots[index] = .toOne(source)
+            markChanged()
+            // The previous owner loses this object from its side of the relationship.
+            if let previous, let forward = inverse.inverseRelationship,
+               let forwardIndex = previous.layout.indexByName[forward.name] {
+                if forward.isToMany {
+                    let storage = previous.loadedToMany(at: forwardIndex)
+                    if storage.objects.remove(self) != nil { previous.markChanged() }
+                } else if previous.resolveToOne(at: forwardIndex) === self {
+                    previous.slots[forwardIndex] = .toOne(nil)
+                    previous.markChanged()
+                }
+            }
+        }
+    }
+
+    /// Removes `source` from this object's `inverse`.
+    func primitiveRemoveInverse(_ source: NSManagedObject, inverse: NSRelationshipDescription) {
+        guard let index = layout.indexByName[inverse.name] else { return }
+        if inverse.isToMany {
+            let storage = loadedToMany(at: index)
+            if storage.objects.remove(source) != nil { markChanged() }
+        } else if resolveToOne(at: index) === source {
+            slots[index] = .toOne(nil)
+            markChanged()
+        }
+    }
+
+    /// Stops when relating objects from different coordinators, as Apple raises
+    /// "Illegal attempt to establish a relationship between objects in different contexts".
+    func checkRelatable(_ other: NSManagedObject, key: String) {
+        if let mine = _context, let theirs = other._context, mine !== theirs {
+            CoreDataError.programmerError("Illegal attempt to establish a relationship '\(key)' between objects in different contexts (source entity '\(entity.name ?? "?")', destination '\(other.entity.name ?? "?")').")
+        }
+        if let relationship = layout.propertiesByName[key] as? NSRelationshipDescription,
+           let destination = relationship.destinationEntity, !other.entity.isKindOf(entity: destination) {
+            CoreDataError.programmerError("Unacceptable type of value for relationship: entity '\(entity.name ?? "?")' property '\(key)' wants '\(destination.name ?? "?")', got '\(other.entity.name ?? "?")'.")
+        }
+    }
+}
+
+// MARK: - Mutable proxies
+
+/// The `NSMutableSet` that `mutableSetValue(forKey:)` returns: every change goes through the object.
+final class RelationshipMutableSet: NSMutableSet {
+    private let owner: NSManagedObject
+    private let index: Int
+
+    init(owner: NSManagedObject, index: Int) {
+        self.owner = owner
+        self.index = index
+        super.init(capacity: 0)
+    }
+
+    required convenience init(arrayLiteral elements: Any...) {
+        CoreDataError.programmerError("RelationshipMutableSet cannot be created from a literal.")
+    }
+
+    required init(capacity numItems: Int) {
+        CoreDataError.programmerError("RelationshipMutableSet is created by mutableSetValue(forKey:) only.")
+    }
+
+    required init?(coder: NSCoder) {
+        CoreDataError.programmerError("RelationshipMutableSet cannot be decoded.")
+    }
+
+    private var storage: RelationshipStorage { owner.loadedToMany(at: index) }
+
+    override var count: Int { storage.objects.count }
+
+    override func member(_ object: Any) -> Any? {
+        guard let object = object as? NSManagedObject else { return nil }
+        return storage.objects.contains(object) ? object : nil
+    }
+
+    override func objectEnumerator() -> NSEnumerator {
+        NSArray(array: Array(storage.objects)).objectEnumerator()
+    }
+
+    override func add(_ object: Any) {
+        guard let object = object as? NSManagedObject else {
+            CoreDataError.programmerError("Only managed objects can be added to relationship '\(owner.layout.properties[index].name)'.")
+        }
+        owner.addToToMany(object, at: index, position: nil)
+    }
+
+    override func remove(_ object: Any) {
+        guard let object = object as? NSManagedObject else { return }
+        owner.removeFromToMany(object, at: index)
+    }
+
+    override func removeAllObjects() {
+        for object in Array(storage.objects) { owner.removeFromToMany(object, at: index) }
+    }
+}
+
+/// The `NSMutableOrderedSet` that `mutableOrderedSetValue(forKey:)` returns.
+final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
+    private let owner: NSManagedObject
+    private let index: Int
+
+    init(owner: NSManagedObject, index: Int) {
+        self.owner = owner
+        self.index = index
+        super.init(capacity: 0)
+    }
+
+    required convenience init(arrayLiteral elements: Any...) {
+        CoreDataError.programmerError("RelationshipMutableOrderedSet cannot be created from a literal.")
+    }
+
+    required init?(coder: NSCoder) {
+        CoreDataError.programmerError("RelationshipMutableOrderedSet cannot be decoded.")
+    }
+
+    private var storage: RelationshipStorage { owner.loadedToMany(at: index) }
+
+    override var count: Int { storage.objects.count }
+
+    override func object(at idx: Int) -> Any { storage.objects[idx] }
+
+    override func index(of object: Any) -> Int {
+        guard let object = object as? NSManagedObject else { return NSNotFound }
+        return storage.objects.firstIndex(of: object) ?? NSNotFound
+    }
+
+    override func insert(_ object: Any, at idx: Int) {
+        guard let object = object as? NSManagedObject else {
+            CoreDataError.programmerError("Only managed objects can be added to relationship '\(owner.layout.properties[index].name)'.")
+        }
+        owner.addToToMany(object, at: index, position: idx)
+    }
+
+    override func removeObject(at idx: Int) {
+        owner.removeFromToMany(storage.objects[idx], at: index)
+    }
+
+    override func replaceObject(at idx: Int, with object: Any) {
+        removeObject(at: idx)
+        insert(object, at: idx)
+    }
+}

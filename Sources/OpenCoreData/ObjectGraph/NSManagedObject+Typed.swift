@@ -1,0 +1,334 @@
+import Foundation
+
+/// A Swift type that a `@Managed` attribute property can have directly.
+///
+/// The conversions run on every typed property access, so they are simple and inlinable.
+public protocol ManagedAttributeValue {
+    /// The value read from an attribute's store form; nil when the form does not fit.
+    static func fromManagedStore(_ value: StoreValueRepresentation) -> Self?
+    /// The value's store form.
+    var managedStoreValue: StoreValueRepresentation { get }
+    /// A placeholder used while probing key paths.
+    static var managedPlaceholder: Self { get }
+}
+
+/// An opaque store form of an attribute value (what `ManagedAttributeValue` converts to and from).
+public struct StoreValueRepresentation {
+    package let value: StoreValue
+    package init(_ value: StoreValue) { self.value = value }
+}
+
+extension Int64: ManagedAttributeValue {
+    @inlinable public static func fromManagedStore(_ value: StoreValueRepresentation) -> Int64? { value.int }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.int(self)) }
+    public static var managedPlaceholder: Int64 { 0 }
+}
+
+extension Int: ManagedAttributeValue {
+    @inlinable public static func fromManagedStore(_ value: StoreValueRepresentation) -> Int? { value.int.map { Int(truncatingIfNeeded: $0) } }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.int(Int64(self))) }
+    public static var managedPlaceholder: Int { 0 }
+}
+
+extension Int32: ManagedAttributeValue {
+    @inlinable public static func fromManagedStore(_ value: StoreValueRepresentation) -> Int32? { value.int.map { Int32(truncatingIfNeeded: $0) } }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.int(Int64(self))) }
+    public static var managedPlaceholder: Int32 { 0 }
+}
+
+extension Int16: ManagedAttributeValue {
+    @inlinable public static func fromManagedStore(_ value: StoreValueRepresentation) -> Int16? { value.int.map { Int16(truncatingIfNeeded: $0) } }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.int(Int64(self))) }
+    public static var managedPlaceholder: Int16 { 0 }
+}
+
+extension Bool: ManagedAttributeValue {
+    @inlinable public static func fromManagedStore(_ value: StoreValueRepresentation) -> Bool? { value.int.map { $0 != 0 } }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.int(self ? 1 : 0)) }
+    public static var managedPlaceholder: Bool { false }
+}
+
+extension Double: ManagedAttributeValue {
+    @inlinable public static func fromManagedStore(_ value: StoreValueRepresentation) -> Double? { value.double }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.double(self)) }
+    public static var managedPlaceholder: Double { 0 }
+}
+
+extension Float: ManagedAttributeValue {
+    @inlinable public static func fromManagedStore(_ value: StoreValueRepresentation) -> Float? { value.double.map { Float($0) } }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.double(Double(self))) }
+    public static var managedPlaceholder: Float { 0 }
+}
+
+extension String: ManagedAttributeValue {
+    public static func fromManagedStore(_ value: StoreValueRepresentation) -> String? {
+        if case .string(let string) = value.value { return string }
+        return nil
+    }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.string(self)) }
+    public static var managedPlaceholder: String { "" }
+}
+
+extension Date: ManagedAttributeValue {
+    public static func fromManagedStore(_ value: StoreValueRepresentation) -> Date? {
+        switch value.value {
+        case .date(let date): return date
+        case .double(let seconds): return Date(timeIntervalSinceReferenceDate: seconds)
+        case .int(let seconds): return Date(timeIntervalSinceReferenceDate: Double(seconds))
+        default: return nil
+        }
+    }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.date(self)) }
+    public static var managedPlaceholder: Date { Date(timeIntervalSinceReferenceDate: 0) }
+}
+
+extension Data: ManagedAttributeValue {
+    public static func fromManagedStore(_ value: StoreValueRepresentation) -> Data? {
+        if case .data(let data) = value.value { return data }
+        return nil
+    }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.data(self)) }
+    public static var managedPlaceholder: Data { Data() }
+}
+
+extension UUID: ManagedAttributeValue {
+    public static func fromManagedStore(_ value: StoreValueRepresentation) -> UUID? {
+        switch value.value {
+        case .uuid(let uuid): return uuid
+        case .data(let data): return AttributeConversion.uuid(from: data)
+        case .string(let string): return UUID(uuidString: string)
+        default: return nil
+        }
+    }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.uuid(self)) }
+    public static var managedPlaceholder: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+}
+
+extension URL: ManagedAttributeValue {
+    public static func fromManagedStore(_ value: StoreValueRepresentation) -> URL? {
+        switch value.value {
+        case .uri(let url): return url
+        case .string(let string): return URL(string: string)
+        default: return nil
+        }
+    }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.uri(self)) }
+    public static var managedPlaceholder: URL { URL(string: "x-placeholder:")! }
+}
+
+extension Decimal: ManagedAttributeValue {
+    public static func fromManagedStore(_ value: StoreValueRepresentation) -> Decimal? {
+        switch value.value {
+        case .decimal(let decimal): return decimal
+        case .double(let double): return Decimal(double)
+        case .int(let int): return Decimal(int)
+        default: return nil
+        }
+    }
+    public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.decimal(self)) }
+    public static var managedPlaceholder: Decimal { 0 }
+}
+
+extension StoreValueRepresentation {
+    @usableFromInline var int: Int64? {
+        switch value {
+        case .int(let int): return int
+        case .double(let double): return Int64(exactly: double.rounded(.towardZero))
+        case .decimal(let decimal): return NSDecimalNumber(decimal: decimal).int64Value
+        default: return nil
+        }
+    }
+
+    @usableFromInline var double: Double? {
+        switch value {
+        case .double(let double): return double
+        case .int(let int): return Double(int)
+        case .decimal(let decimal): return NSDecimalNumber(decimal: decimal).doubleValue
+        default: return nil
+        }
+    }
+}
+
+// MARK: - The accessors `@Managed` expands to
+
+extension NSManagedObject {
+    /// Reads a non-optional attribute (`@Managed var done: Bool`); nil in the store reads as the type's zero.
+    public func managedValue<Value: ManagedAttributeValue>(forKey key: String) -> Value {
+        if let recorder = keyRecorder { recorder.record(key); return Value.managedPlaceholder }
+        let index = slotIndex(forKey: key)
+        return Value.fromManagedStore(StoreValueRepresentation(storeValue(at: index))) ?? Value.managedPlaceholder
+    }
+
+    /// Reads an optional attribute (`@Managed var title: String?`).
+    public func managedValue<Value: ManagedAttributeValue>(forKey key: String) -> Value? {
+        if let recorder = keyRecorder { recorder.record(key); return nil }
+        let index = slotIndex(forKey: key)
+        if case .custom(let value) = slotIfLoaded(index) { return value as? Value }
+        return Value.fromManagedStore(StoreValueRepresentation(storeValue(at: index)))
+    }
+
+    /// Writes a non-optional attribute.
+    public func setManagedValue<Value: ManagedAttributeValue>(_ value: Value, forKey key: String) {
+        let index = slotIndex(forKey: key)
+        guard !layout.isRelationship[index], !AttributeConversion.isCustom(layout.attributeTypes[index]) else {
+            return setValue(value, forKey: key)
+        }
+        willChangeValue(forKey: key)
+        setStoreValue(normalized(value.managedStoreValue.value, at: index), at: index)
+        didChangeValue(forKey: key)
+    }
+
+    /// Writes an optional attribute.
+    public func setManagedValue<Value: ManagedAttributeValue>(_ value: Value?, forKey key: String) {
+        guard let value else {
+            let index = slotIndex(forKey: key)
+            if AttributeConversion.isCustom(layout.attributeTypes[index]) { return setValue(nil, forKey: key) }
+            willChangeValue(forKey: key)
+            setStoreValue(.null, at: index)
+            didChangeValue(forKey: key)
+            return
+        }
+        setManagedValue(value, forKey: key)
+    }
+
+    /// Reads a to-one relationship (`@Managed var location: Location?`).
+    public func managedValue<Destination: NSManagedObject>(forKey key: String) -> Destination? {
+        if let recorder = keyRecorder { recorder.record(key); return nil }
+        return resolveToOne(at: slotIndex(forKey: key)) as? Destination
+    }
+
+    /// Writes a to-one relationship, maintaining the inverse.
+    public func setManagedValue<Destination: NSManagedObject>(_ value: Destination?, forKey key: String) {
+        setValue(value, forKey: key)
+    }
+
+    /// Reads a to-many relationship as a typed set (`@Managed var tags: Set<Tag>`).
+    public func managedValue<Destination: NSManagedObject>(forKey key: String) -> Set<Destination> {
+        if let recorder = keyRecorder { recorder.record(key); return [] }
+        let storage = loadedToMany(at: slotIndex(forKey: key))
+        return Set(storage.objects.compactMap { $0 as? Destination })
+    }
+
+    /// Writes a to-many relationship from a typed set.
+    public func setManagedValue<Destination: NSManagedObject>(_ value: Set<Destination>, forKey key: String) {
+        setValue(Array(value), forKey: key)
+    }
+
+    /// Reads an ordered to-many relationship as an array (`@Managed var steps: [Step]`).
+    public func managedValue<Destination: NSManagedObject>(forKey key: String) -> [Destination] {
+        if let recorder = keyRecorder { recorder.record(key); return [] }
+        let storage = loadedToMany(at: slotIndex(forKey: key))
+        return storage.objects.compactMap { $0 as? Destination }
+    }
+
+    /// Writes an ordered to-many relationship from an array.
+    public func setManagedValue<Destination: NSManagedObject>(_ value: [Destination], forKey key: String) {
+        setValue(value, forKey: key)
+    }
+
+    /// Reads a to-many relationship as `NSSet?`, as Xcode generates.
+    public func managedValue(forKey key: String) -> NSSet? {
+        if let recorder = keyRecorder { recorder.record(key); return nil }
+        let value = self.value(forKey: key)
+        if let ordered = value as? NSOrderedSet { return NSSet(array: ordered.array) }
+        return value as? NSSet
+    }
+
+    /// Writes a to-many relationship from an `NSSet?`.
+    public func setManagedValue(_ value: NSSet?, forKey key: String) {
+        setValue(value, forKey: key)
+    }
+
+    /// Reads an ordered to-many relationship as `NSOrderedSet?`, as Xcode generates.
+    public func managedValue(forKey key: String) -> NSOrderedSet? {
+        if let recorder = keyRecorder { recorder.record(key); return nil }
+        let value = self.value(forKey: key)
+        if let set = value as? NSSet { return NSOrderedSet(array: set.allObjects) }
+        return value as? NSOrderedSet
+    }
+
+    /// Writes an ordered to-many relationship from an `NSOrderedSet?`.
+    public func setManagedValue(_ value: NSOrderedSet?, forKey key: String) {
+        setValue(value, forKey: key)
+    }
+
+    /// Reads any other property type (transformable values, `NSNumber?`, …) through `value(forKey:)`.
+    @_disfavoredOverload
+    public func managedValue<Value>(forKey key: String) -> Value {
+        if let recorder = keyRecorder {
+            recorder.record(key)
+            if let placeholder = Optional<Any>.none as? Value { return placeholder }
+            if let type = Value.self as? any ManagedPlaceholderConstructible.Type, let value = type.init() as? Value { return value }
+            CoreDataError.programmerError("Cannot probe key '\(key)' of type \(Value.self).")
+        }
+        let value = self.value(forKey: key)
+        if let typed = value as? Value { return typed }
+        if let placeholder = Optional<Any>.none as? Value { return placeholder }
+        CoreDataError.programmerError("Property '\(key)' of entity '\(entity.name ?? "?")' holds \(AttributeConversion.typeName(of: value)), not \(Value.self).")
+    }
+
+    /// Writes any other property type through `setValue(_:forKey:)`.
+    @_disfavoredOverload
+    public func setManagedValue<Value>(_ value: Value, forKey key: String) {
+        let boxed: Any? = value
+        if case .some(.none) = boxed as Any?? { return setValue(nil, forKey: key) }
+        setValue(value, forKey: key)
+    }
+
+    // MARK: - Helpers
+
+    @inline(__always)
+    func slotIndex(forKey key: String) -> Int {
+        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        return index
+    }
+
+    func slotIfLoaded(_ index: Int) -> ObjectSlot? {
+        if faulted { fireFaultIfNeeded() }
+        return index < slots.count ? slots[index] : nil
+    }
+
+    /// Converts a typed value to the attribute's own store form (an Int written to a Double attribute, …).
+    func normalized(_ value: StoreValue, at index: Int) -> StoreValue {
+        let type = layout.attributeTypes[index]
+        switch (value, type) {
+        case (.int(let int), .doubleAttributeType), (.int(let int), .floatAttributeType): return .double(Double(int))
+        case (.double(let double), .integer16AttributeType), (.double(let double), .integer32AttributeType), (.double(let double), .integer64AttributeType):
+            return .int(Int64(exactly: double.rounded(.towardZero)) ?? 0)
+        case (.int(let int), .decimalAttributeType): return .decimal(Decimal(int))
+        case (.double(let double), .decimalAttributeType): return .decimal(Decimal(double))
+        case (.int(let int), .booleanAttributeType): return .int(int != 0 ? 1 : 0)
+        default:
+            return value
+        }
+    }
+}
+
+/// Types with an empty value, used while probing key paths of non-optional transformable properties.
+public protocol ManagedPlaceholderConstructible { init() }
+extension Array: ManagedPlaceholderConstructible {}
+extension Dictionary: ManagedPlaceholderConstructible {}
+extension Set: ManagedPlaceholderConstructible {}
+
+// MARK: - Key path names
+
+/// Records the key a `@Managed` accessor reads while a key path is probed.
+package final class KeyRecorder {
+    package private(set) var keys: [String] = []
+    func record(_ key: String) { keys.append(key) }
+}
+
+extension NSManagedObject {
+    /// The model key a Swift key path on a `@Managed` subclass reads (`\Todo.title` → "title").
+    ///
+    /// Swift key paths to computed properties carry no name on Linux, so the name is found by
+    /// reading the property on a probe object that records the key instead of touching data.
+    /// Returns nil for key paths that do not end in a `@Managed` property of `entity`.
+    package static func keyName<Root: NSManagedObject, Value>(for keyPath: KeyPath<Root, Value>, entity: NSEntityDescription) -> String? {
+        let probe = Root(entity: entity, insertInto: nil)
+        let recorder = KeyRecorder()
+        probe.keyRecorder = recorder
+        _ = probe[keyPath: keyPath]
+        return recorder.keys.last
+    }
+}

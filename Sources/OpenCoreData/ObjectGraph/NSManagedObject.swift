@@ -1,0 +1,258 @@
+import Foundation
+
+/// The type of the values a fetch request can return: managed objects, object IDs, counts or dictionaries.
+///
+/// Mirrors <https://developer.apple.com/documentation/coredata/nsfetchrequestresult>.
+public protocol NSFetchRequestResult: AnyObject {}
+
+extension NSNumber: NSFetchRequestResult {}
+extension NSDictionary: NSFetchRequestResult {}
+extension NSManagedObjectID: NSFetchRequestResult {}
+
+/// One value slot of a managed object, indexed by the entity's `EntityLayout`.
+package enum ObjectSlot {
+    /// An attribute value in store form, or an unresolved to-one (`.objectID` / `.null`).
+    case value(StoreValue)
+    /// A transformable or undefined-type attribute value, kept as the object the user set.
+    case custom(Any?)
+    /// A to-one relationship resolved to an object (or nil).
+    case toOne(NSManagedObject?)
+    /// A to-many relationship whose destinations are loaded.
+    case toMany(RelationshipStorage)
+    /// A to-many relationship not loaded yet: a relationship fault.
+    case unloadedToMany
+}
+
+/// The destinations of a loaded to-many relationship, in order (ordered relationships keep it meaningful).
+package final class RelationshipStorage {
+    package var objects: OrderedSetStorage
+    /// The destination IDs as last saved or fetched; nil for a new object. Used to compute join-table changes.
+    package var committedIDs: [NSManagedObjectID]?
+
+    package init(objects: OrderedSetStorage, committedIDs: [NSManagedObjectID]?) {
+        self.objects = objects
+        self.committedIDs = committedIDs
+    }
+}
+
+/// A managed object: an instance of an entity, living in a context that tracks its changes.
+///
+/// Mirrors <https://developer.apple.com/documentation/coredata/nsmanagedobject>.
+/// Subclasses declare typed properties with `@Managed` (in place of `@NSManaged`).
+/// Managed objects are bound to their context's queue and are not `Sendable`; pass
+/// `objectID` between threads instead.
+open class NSManagedObject: NSObject, NSFetchRequestResult {
+    /// The entity the object is an instance of.
+    public final let entity: NSEntityDescription
+    package final let layout: EntityLayout
+    package final var _objectID: NSManagedObjectID
+    package final weak var _context: NSManagedObjectContext?
+
+    /// Current values; empty while the object is a fault.
+    package final var slots: ContiguousArray<ObjectSlot> = []
+    /// The values last read from or saved to the store; nil for a new object or an unfired fault.
+    package final var committed: RowSnapshot?
+    /// Whether the object's values have not been loaded.
+    package final var faulted = false
+    package final var insertedFlag = false
+    package final var deletedFlag = false
+    /// Set when the object's row could not be found while firing a fault.
+    package final var inaccessible = false
+    /// The batch this fault was fetched in; firing it loads the whole batch.
+    package final var faultBatch: FaultBatch?
+    /// Set while `NSManagedObject.keyName(for:)` probes a key path.
+    package final var keyRecorder: KeyRecorder?
+
+    // MARK: - Initializers
+
+    /// Creates an object of `entity` and inserts it into `context` (if not nil).
+    ///
+    /// Subclasses that declare an initializer must also implement this one: fetches create
+    /// instances through it.
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        if entity.isAbstract && context != nil {
+            CoreDataError.programmerError("Cannot create an instance of abstract entity '\(entity.name ?? "?")'.")
+        }
+        self.entity = entity
+        self.layout = entity.layout
+        self._objectID = NSManagedObjectID(temporaryFor: entity)
+        super.init()
+        slots = Self.initialSlots(layout: layout)
+        Self.registerClass(type(of: self), for: entity)
+        if let context {
+            context.insert(self)
+        }
+    }
+
+    /// Creates an object of the entity that names this class, and inserts it into `context`.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let entity = Self.entity(in: context) else {
+            CoreDataError.programmerError("No entity in the context's model has class '\(Self.className)'. Set managedObjectClassName or use init(entity:insertInto:).")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    deinit {
+        _context?.forget(self)
+    }
+
+    static func initialSlots(layout: EntityLayout) -> ContiguousArray<ObjectSlot> {
+        var slots = ContiguousArray<ObjectSlot>()
+        slots.reserveCapacity(layout.slotCount)
+        for (index, property) in layout.properties.enumerated() {
+            if let relationship = property as? NSRelationshipDescription {
+                slots.append(relationship.isToMany
+                    ? .toMany(RelationshipStorage(objects: OrderedSetStorage(), committedIDs: nil))
+                    : .toOne(nil))
+            } else if let attribute = property as? NSAttributeDescription {
+                let type = layout.attributeTypes[index]
+                if AttributeConversion.isCustom(type) {
+                    slots.append(.custom(attribute.defaultValue))
+                } else {
+                    slots.append(.value(AttributeConversion.storeValue(defaultOf: attribute)))
+                }
+            } else {
+                slots.append(.custom(nil))
+            }
+        }
+        return slots
+    }
+
+    // MARK: - Identity and state
+
+    /// The object's ID: temporary until the object is saved.
+    public final var objectID: NSManagedObjectID { _objectID }
+
+    /// The context the object is registered with, or nil once it was deleted and saved or its context is gone.
+    public final var managedObjectContext: NSManagedObjectContext? { _context }
+
+    /// Whether the object was inserted and not yet saved.
+    public final var isInserted: Bool { insertedFlag }
+
+    /// Whether the object will be deleted when the context saves.
+    public final var isDeleted: Bool { deletedFlag }
+
+    /// Whether the object has unsaved changes to its values.
+    public final var isUpdated: Bool {
+        guard let context = _context else { return false }
+        return context.updated[ObjectIdentifier(self)] != nil
+    }
+
+    /// Whether the object is a fault: its values have not been loaded.
+    public final var isFault: Bool { faulted }
+
+    /// Whether the object is inserted, updated or deleted.
+    public final var hasChanges: Bool { isInserted || isDeleted || isUpdated }
+
+    /// Whether any persistent property differs from the last saved value.
+    public final var hasPersistentChangedValues: Bool { !changedValues().isEmpty }
+
+    /// The fault state: 0 when fully realized, 1 when a fault.
+    public final var faultingState: Int { faulted ? 1 : 0 }
+
+    // MARK: - Class and entity lookup
+
+    /// The entity of this class in the models loaded so far.
+    open class func entity() -> NSEntityDescription {
+        guard let entity = ClassRegistry.shared.entity(for: self) else {
+            CoreDataError.programmerError("No loaded model has an entity with class '\(className)'.")
+        }
+        return entity
+    }
+
+    /// A fetch request for this class's entity.
+    open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        NSFetchRequest<NSFetchRequestResult>(entityName: entity().name ?? className)
+    }
+
+    /// The class name used to match `managedObjectClassName` (without module).
+    package static var className: String {
+        let full = String(reflecting: self)
+        return full.split(separator: ".").last.map(String.init) ?? full
+    }
+
+    static func entity(in context: NSManagedObjectContext) -> NSEntityDescription? {
+        guard let model = context.persistentStoreCoordinator?.managedObjectModel else { return nil }
+        return ClassRegistry.shared.entity(for: self, in: model)
+    }
+
+    static func registerClass(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
+        if type != NSManagedObject.self { ClassRegistry.shared.register(type, for: entity) }
+    }
+
+    // MARK: - Lifecycle hooks
+
+    /// Called once when the object is first inserted into a context. Set defaults here.
+    open func awakeFromInsert() {}
+
+    /// Called when the object's values are loaded from the store.
+    open func awakeFromFetch() {}
+
+    /// Called before the object is saved.
+    open func willSave() {}
+
+    /// Called after the object was saved.
+    open func didSave() {}
+
+    /// Called when the object is about to be deleted, before delete rules are applied.
+    open func prepareForDeletion() {}
+
+    /// Called before the object becomes a fault.
+    open func willTurnIntoFault() {}
+
+    /// Called after the object became a fault.
+    open func didTurnIntoFault() {}
+
+    /// Called before a property is read; override to observe access (no effect by default).
+    open func willAccessValue(forKey key: String?) {}
+
+    /// Called after a property was read.
+    open func didAccessValue(forKey key: String?) {}
+
+    /// Called before a property changes; OpenCoreData calls it from every setter.
+    open func willChangeValue(forKey key: String) {}
+
+    /// Called after a property changed.
+    open func didChangeValue(forKey key: String) {}
+
+    // MARK: - Validation hooks
+
+    /// Validates the object before it is inserted; throws one error or `NSValidationMultipleErrorsError`.
+    /// Override to add rules, calling `super` first.
+    open func validateForInsert() throws {
+        try validateAllProperties()
+    }
+
+    /// Validates the object before its changes are saved. Override to add rules, calling `super`.
+    open func validateForUpdate() throws {
+        try validateAllProperties()
+    }
+
+    /// Validates that the object may be deleted: relationships with a Deny rule must be empty.
+    open func validateForDelete() throws {
+        try validateDenyRules()
+    }
+
+    // MARK: - Description
+
+    open override var description: String {
+        let name = entity.name ?? "?"
+        if faulted { return "<\(Swift.type(of: self)): \(name)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: <fault>)" }
+        let values = layout.properties.map { "\($0.name) = \(describeSlot(named: $0.name))" }.joined(separator: "; ")
+        return "<\(Swift.type(of: self)): \(name)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: {\(values)})"
+    }
+
+    private func describeSlot(named key: String) -> String {
+        guard let index = layout.indexByName[key], index < slots.count else { return "nil" }
+        switch slots[index] {
+        case .value(let value): return "\(value)"
+        case .custom(let value): return value.map { "\($0)" } ?? "nil"
+        case .toOne(let object): return object.map { $0.objectID.uriRepresentation().absoluteString } ?? "nil"
+        case .toMany(let storage): return "<relationship: \(storage.objects.count) objects>"
+        case .unloadedToMany: return "<relationship fault>"
+        }
+    }
+}
+
+@available(*, unavailable, message: "Managed objects are bound to their context's queue; pass objectID between threads instead.")
+extension NSManagedObject: @unchecked Sendable {}

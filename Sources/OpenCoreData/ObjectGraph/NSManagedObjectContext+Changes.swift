@@ -1,0 +1,326 @@
+import Foundation
+
+// MARK: - Inserting, deleting and processing changes
+
+extension NSManagedObjectContext {
+    /// Registers a new object to be inserted into a store on the next save.
+    public func insert(_ object: NSManagedObject) {
+        if object._context === self, object.insertedFlag { return }
+        if let other = object._context, other !== self {
+            CoreDataError.programmerError("An object of entity '\(object.entity.name ?? "?")' cannot be inserted into a second context.")
+        }
+        if object.deletedFlag, object._context === self {
+            // Re-inserting a deleted object undoes the deletion.
+            object.deletedFlag = false
+            deleted[ObjectIdentifier(object)] = nil
+            pendingDeleted[ObjectIdentifier(object)] = nil
+            return
+        }
+        object._context = self
+        object.insertedFlag = true
+        let key = ObjectIdentifier(object)
+        inserted[key] = object
+        insertionOrder.append(object)
+        pendingInserted[key] = object
+        registerObject(object)
+        object.awakeFromInsert()
+    }
+
+    /// Marks an object to be deleted on the next save; delete rules run on `processPendingChanges()`.
+    public func delete(_ object: NSManagedObject) {
+        guard object._context === self else {
+            if object._context == nil { return }
+            CoreDataError.programmerError("An object of entity '\(object.entity.name ?? "?")' cannot be deleted by a context it is not registered with.")
+        }
+        guard !object.deletedFlag else { return }
+        object.fireFaultIfNeeded()
+        let key = ObjectIdentifier(object)
+        if object.insertedFlag {
+            // Deleting an unsaved object just forgets it (after delete rules run).
+            object.insertedFlag = false
+            inserted[key] = nil
+            insertionOrder.removeAll { $0 === object }
+            pendingInserted[key] = nil
+            object.deletedFlag = true
+            deletesToPropagate.append(object)
+            pendingDeleted[key] = object
+            return
+        }
+        object.deletedFlag = true
+        deleted[key] = object
+        updated[key] = nil
+        pendingUpdated[key] = nil
+        pendingDeleted[key] = object
+        deletesToPropagate.append(object)
+    }
+
+    /// Applies delete rules and posts `NSManagedObjectContextObjectsDidChange` for the changes so far.
+    public func processPendingChanges() {
+        guard !isProcessingChanges else { return }
+        isProcessingChanges = true
+        defer { isProcessingChanges = false }
+        propagateDeletes()
+        guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty else { return }
+        let insertedNow = Set(pendingInserted.values.filter { $0.insertedFlag })
+        let updatedNow = Set(pendingUpdated.values.filter { !$0.deletedFlag && !$0.insertedFlag })
+        let deletedNow = Set(pendingDeleted.values)
+        pendingInserted = [:]
+        pendingUpdated = [:]
+        pendingDeleted = [:]
+        var userInfo: [AnyHashable: Any] = [:]
+        if !insertedNow.isEmpty { userInfo[NSInsertedObjectsKey] = insertedNow }
+        if !updatedNow.isEmpty { userInfo[NSUpdatedObjectsKey] = updatedNow }
+        if !deletedNow.isEmpty { userInfo[NSDeletedObjectsKey] = deletedNow }
+        if userInfo.isEmpty { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+
+    /// Runs `prepareForDeletion` and the delete rules for objects deleted since the last pass.
+    func propagateDeletes() {
+        while !deletesToPropagate.isEmpty {
+            let object = deletesToPropagate.removeFirst()
+            object.prepareForDeletion()
+            for index in object.layout.relationshipIndices {
+                let relationship = object.layout.properties[index] as! NSRelationshipDescription
+                let destinations = currentDestinations(of: object, at: index)
+                switch relationship.deleteRule {
+                case .noActionDeleteRule, .denyDeleteRule:
+                    // Deny is checked when saving (NSValidationRelationshipDeniedDeleteError).
+                    continue
+                case .nullifyDeleteRule:
+                    guard let inverse = relationship.inverseRelationship else { continue }
+                    for destination in destinations where destination._context === self {
+                        destination.primitiveRemoveInverse(object, inverse: inverse)
+                    }
+                case .cascadeDeleteRule:
+                    if let inverse = relationship.inverseRelationship {
+                        for destination in destinations where destination._context === self && !destination.deletedFlag {
+                            destination.primitiveRemoveInverse(object, inverse: inverse)
+                        }
+                    }
+                    for destination in destinations where destination._context === self && !destination.deletedFlag {
+                        delete(destination)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The destinations of a relationship slot, loading them if needed.
+    func currentDestinations(of object: NSManagedObject, at index: Int) -> [NSManagedObject] {
+        let relationship = object.layout.properties[index] as! NSRelationshipDescription
+        if relationship.isToMany {
+            return Array(object.loadedToMany(at: index).objects)
+        }
+        return object.resolveToOne(at: index).map { [$0] } ?? []
+    }
+
+    // MARK: - Discarding changes
+
+    /// Discards all unsaved changes: inserted objects are forgotten, others return to their saved values.
+    public func rollback() {
+        processPendingChanges()
+        for object in insertionOrder {
+            object.insertedFlag = false
+            unregister(object)
+        }
+        let changed = Array(updated.values) + Array(deleted.values)
+        inserted = [:]
+        insertionOrder = []
+        updated = [:]
+        deleted = [:]
+        deletesToPropagate = []
+        pendingInserted = [:]
+        pendingUpdated = [:]
+        pendingDeleted = [:]
+        for object in changed {
+            object.deletedFlag = false
+            object.turnIntoFault()
+        }
+        // Objects related to rolled-back ones may hold relationship values that changed with them.
+        for reference in registry.values {
+            let object = reference.takeUnretainedValue()
+            if !object.faulted { object.resetRelationshipsToCommitted() }
+        }
+    }
+
+    /// Forgets every registered object; the context returns to its initial state.
+    public func reset() {
+        for reference in Array(registry.values) {
+            let object = reference.takeUnretainedValue()
+            object.insertedFlag = false
+            object.deletedFlag = false
+            object._context = nil
+        }
+        registry = [:]
+        retained = [:]
+        inserted = [:]
+        insertionOrder = []
+        updated = [:]
+        deleted = [:]
+        deletesToPropagate = []
+        pendingInserted = [:]
+        pendingUpdated = [:]
+        pendingDeleted = [:]
+    }
+
+    /// Turns an object back into a fault (dropping changes) or, with `mergeChanges`, reloads
+    /// its saved values and re-applies its unsaved changes on top.
+    public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object._context === self else { return }
+        let key = ObjectIdentifier(object)
+        if object.insertedFlag { return }
+        let latest = try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID)
+        if flag, !object.faulted {
+            var changes: [(Int, ObjectSlot)] = []
+            for (index, property) in object.layout.properties.enumerated() where property.isTransient || object.slotDiffersFromCommitted(index) {
+                changes.append((index, object.slots[index]))
+            }
+            if let latest { object.committed = latest }
+            object.loadSlots()
+            for (index, slot) in changes { object.slots[index] = slot }
+            return
+        }
+        updated[key] = nil
+        pendingUpdated[key] = nil
+        if let latest { object.committed = latest }
+        object.turnIntoFault()
+    }
+
+    /// Refreshes every registered object.
+    public func refreshAllObjects() {
+        for reference in Array(registry.values) {
+            refresh(reference.takeUnretainedValue(), mergeChanges: true)
+        }
+    }
+
+    // MARK: - Permanent IDs
+
+    /// Gives objects permanent IDs before they are saved.
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        let temporary = objects.filter { $0._objectID.isTemporaryID }
+        guard !temporary.isEmpty else { return }
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
+        }
+        let ids = try coordinator.permanentIDs(for: temporary.map(\.entity))
+        for (object, id) in zip(temporary, ids) {
+            assignPermanentID(id, to: object)
+        }
+    }
+
+    package func assignPermanentID(_ id: NSManagedObjectID, to object: NSManagedObject) {
+        let old = object._objectID
+        if registry[old]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() { registry[old] = nil }
+        retained[old] = nil
+        object._objectID = id
+        registerObject(object)
+    }
+}
+
+// MARK: - Faults
+
+extension NSManagedObject {
+    /// Loads the object's values if it is a fault: from its snapshot, the row cache or the store.
+    @inline(__always)
+    package func fireFaultIfNeeded() {
+        if faulted { fireFault() }
+    }
+
+    private func fireFault() {
+        if committed == nil, let batch = faultBatch, let context = _context {
+            faultBatch = nil
+            context.loadBatch(batch)
+        }
+        if committed == nil, let context = _context {
+            do {
+                committed = try context.coordinatorSnapshot(for: objectID)
+            } catch {
+                Log.objectGraph.error("Could not fulfill a fault for \(objectID): \(error)")
+            }
+        }
+        guard committed != nil else {
+            // The row is gone: the object becomes an inaccessible tombstone instead of crashing.
+            faulted = false
+            inaccessible = true
+            slots = Self.initialSlots(layout: layout)
+            Log.objectGraph.warning("CoreData could not fulfill a fault for \(objectID.uriRepresentation().absoluteString); its values read as nil.")
+            return
+        }
+        loadSlots()
+        awakeFromFetch()
+    }
+
+    /// Fills the slots from a snapshot and clears the fault.
+    package func fulfill(with snapshot: RowSnapshot) {
+        committed = snapshot
+        if faulted {
+            loadSlots()
+            awakeFromFetch()
+        }
+    }
+
+    /// Builds the slots from the committed snapshot.
+    package func loadSlots() {
+        guard let committed else { return }
+        var newSlots = ContiguousArray<ObjectSlot>()
+        newSlots.reserveCapacity(layout.slotCount)
+        let values = committed.values
+        for index in 0..<layout.slotCount {
+            let value = index < values.count ? values[index] : .null
+            if layout.isRelationship[index] {
+                switch value {
+                case .objectIDs(let ids):
+                    var objects = OrderedSetStorage()
+                    if let context = _context {
+                        for id in ids { objects.append(context.object(with: id)) }
+                        newSlots.append(.toMany(RelationshipStorage(objects: objects, committedIDs: ids)))
+                    } else {
+                        newSlots.append(.unloadedToMany)
+                    }
+                case .unloaded:
+                    newSlots.append(.unloadedToMany)
+                default:
+                    let relationship = layout.properties[index] as! NSRelationshipDescription
+                    newSlots.append(relationship.isToMany ? .unloadedToMany : .value(value))
+                }
+            } else if AttributeConversion.isCustom(layout.attributeTypes[index]) {
+                if case .data(let data) = value {
+                    newSlots.append(.custom(TransformableCoding.decode(data, attribute: layout.properties[index] as? NSAttributeDescription)))
+                } else {
+                    newSlots.append(.custom(nil))
+                }
+            } else {
+                newSlots.append(.value(value))
+            }
+        }
+        slots = newSlots
+        faulted = false
+        inaccessible = false
+    }
+
+    /// Drops the values; the next access loads them again.
+    package func turnIntoFault() {
+        guard !faulted else { return }
+        willTurnIntoFault()
+        slots = []
+        faulted = true
+        didTurnIntoFault()
+    }
+
+    /// Reverts relationship slots whose destinations were rolled back.
+    package func resetRelationshipsToCommitted() {
+        guard committed != nil else { return }
+        for index in layout.relationshipIndices where slotDiffersFromCommitted(index) {
+            let relationship = layout.properties[index] as! NSRelationshipDescription
+            if relationship.isToMany {
+                slots[index] = .unloadedToMany
+                if case .objectIDs(let ids)? = committed?.values[index], let context = _context {
+                    slots[index] = .toMany(RelationshipStorage(objects: OrderedSetStorage(ids.map { context.object(with: $0) }), committedIDs: ids))
+                }
+            } else {
+                slots[index] = .value(committed?.values[index] ?? .null)
+            }
+        }
+    }
+}

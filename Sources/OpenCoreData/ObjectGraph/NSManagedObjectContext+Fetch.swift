@@ -1,0 +1,285 @@
+import Foundation
+
+// MARK: - Fetching
+
+extension NSManagedObjectContext {
+    /// Runs a fetch request and returns objects, object IDs, dictionaries or a count, per `resultType`.
+    ///
+    /// Unsaved changes are included unless `includesPendingChanges` is false: inserted objects that
+    /// match appear, changed objects are matched on their current values, deleted objects do not appear.
+    /// - Throws: an `NSError` when the request names no known entity or a store fails.
+    public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        processPendingChanges()
+        let entity = try resolveEntity(of: request)
+        if let type = T.self as? NSManagedObject.Type, type != NSManagedObject.self {
+            ClassRegistry.shared.register(type, for: entity)
+        }
+        let resultType = request.resultType
+        if resultType == .countResultType {
+            let count = try countMatching(request, entity: entity)
+            return [NSNumber(value: count) as! T]
+        }
+        if resultType == .dictionaryResultType {
+            let objects = try matchingObjects(request, entity: entity)
+            return try DictionaryResults.make(from: objects, request: request, entity: entity).map { $0 as! T }
+        }
+        let objects = try matchingObjects(request, entity: entity)
+        if resultType == .managedObjectIDResultType {
+            return objects.map { $0.objectID as! T }
+        }
+        if !request.returnsObjectsAsFaults && request.fetchBatchSize == 0 {
+            for object in objects { object.fireFaultIfNeeded() }
+        }
+        if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
+            prefetch(keyPaths, of: objects)
+        }
+        return objects.map { $0 as! T }
+    }
+
+    /// The number of objects a fetch request would return.
+    public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
+        processPendingChanges()
+        let entity = try resolveEntity(of: request)
+        return try countMatching(request, entity: entity)
+    }
+
+    // MARK: - Matching
+
+    func resolveEntity<T>(of request: NSFetchRequest<T>) throws -> NSEntityDescription {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator; a fetch needs one.")
+        }
+        let model = coordinator.managedObjectModel
+        if let entity = request.entity {
+            if let name = entity.name, let modelEntity = model.entitiesByName[name] { return modelEntity }
+            return entity
+        }
+        guard let name = request.entityName else {
+            throw CoreDataError.make(NSCoreDataError, "A fetch request must have an entity.")
+        }
+        guard let entity = model.entitiesByName[name] else {
+            throw CoreDataError.make(NSCoreDataError, "The fetch request's entity '\(name)' is not in the model (entities: \(model.entitiesByName.keys.sorted().joined(separator: ", "))).")
+        }
+        return entity
+    }
+
+    /// Whether the context has unsaved changes to objects of `entity`'s hierarchy.
+    func hasPendingChanges(affecting entity: NSEntityDescription) -> Bool {
+        let root = entity.rootEntity
+        for object in inserted.values where object.entity.rootEntity === root { return true }
+        for object in updated.values where object.entity.rootEntity === root { return true }
+        for object in deleted.values where object.entity.rootEntity === root { return true }
+        return false
+    }
+
+    func countMatching<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> Int {
+        guard let coordinator = persistentStoreCoordinator else { return 0 }
+        let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
+        let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
+        if !pending, coordinator.evaluatesNatively(storeRequest, affectedStores: request.affectedStores) {
+            return try coordinator.countRows(storeRequest, affectedStores: request.affectedStores)
+        }
+        return try matchingObjects(request, entity: entity).count
+    }
+
+    /// The objects a request matches, registered in this context, sorted and paged.
+    func matchingObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObject] {
+        guard let coordinator = persistentStoreCoordinator else { return [] }
+        let includePending = request.includesPendingChanges
+        let pending = includePending && hasPendingChanges(affecting: entity)
+        let native = coordinator.evaluatesNatively(StoreFetchRequest(request, entity: entity, paging: true), affectedStores: request.affectedStores)
+        let pushPaging = native && !pending && coordinator.storeCount(for: entity, affectedStores: request.affectedStores) == 1
+        let storeRequest = native
+            ? StoreFetchRequest(request, entity: entity, paging: pushPaging)
+            : StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities)
+
+        if request.fetchBatchSize > 0, pushPaging {
+            let ids = try coordinator.fetchObjectIDs(storeRequest, affectedStores: request.affectedStores)
+            return registerBatched(ids, batchSize: request.fetchBatchSize)
+        }
+
+        let snapshots = try coordinator.fetchSnapshots(storeRequest, affectedStores: request.affectedStores)
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            objects.append(registeredObject(for: snapshot, refresh: request.shouldRefreshRefetchedObjects))
+        }
+        if pushPaging { return objects }
+
+        // Filter and page in memory: the store either could not evaluate the request, or the
+        // context's unsaved changes must be taken into account.
+        let predicate = request.predicate
+        func matches(_ object: NSManagedObject) -> Bool {
+            guard object.entity === entity || (request.includesSubentities && object.entity.isKindOf(entity: entity)) else { return false }
+            guard let predicate else { return true }
+            return predicate.evaluate(with: object)
+        }
+        var seen = Set<ObjectIdentifier>()
+        var result: [NSManagedObject] = []
+        result.reserveCapacity(objects.count)
+        for object in objects {
+            seen.insert(ObjectIdentifier(object))
+            if includePending && object.deletedFlag { continue }
+            let mustEvaluate = !native || (includePending && updated[ObjectIdentifier(object)] != nil)
+            if mustEvaluate && !matches(object) { continue }
+            result.append(object)
+        }
+        if includePending {
+            for object in insertionOrder where matches(object) {
+                result.append(object)
+            }
+            if native {
+                for object in updated.values where !seen.contains(ObjectIdentifier(object)) && matches(object) {
+                    result.append(object)
+                }
+            }
+        }
+        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+            ObjectSorting.sort(&result, by: descriptors)
+        }
+        return ObjectSorting.page(result, offset: request.fetchOffset, limit: request.fetchLimit)
+    }
+
+    /// The registered object for a fetched row, creating a fault that holds the row's values.
+    package func registeredObject(for snapshot: RowSnapshot, refresh: Bool) -> NSManagedObject {
+        if let object = registry[snapshot.objectID]?.takeUnretainedValue() {
+            if object.faulted {
+                object.committed = snapshot
+            } else if refresh, !object.hasChanges {
+                object.committed = snapshot
+                object.loadSlots()
+            }
+            return object
+        }
+        return makeObject(for: snapshot.objectID, snapshot: snapshot)
+    }
+
+    /// Registers faults for batched results: firing one loads its whole batch in one query.
+    func registerBatched(_ ids: [NSManagedObjectID], batchSize: Int) -> [NSManagedObject] {
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(ids.count)
+        var start = 0
+        while start < ids.count {
+            let end = min(start + batchSize, ids.count)
+            let batch = FaultBatch(ids: Array(ids[start..<end]))
+            for id in ids[start..<end] {
+                let object = registry[id]?.takeUnretainedValue() ?? makeObject(for: id, snapshot: nil)
+                if object.faulted && object.committed == nil { object.faultBatch = batch }
+                objects.append(object)
+            }
+            start = end
+        }
+        return objects
+    }
+
+    /// Loads the rows of a batch of faults with one store query.
+    package func loadBatch(_ batch: FaultBatch) {
+        guard !batch.isLoaded, let coordinator = persistentStoreCoordinator else { return }
+        batch.isLoaded = true
+        do {
+            let snapshots = try coordinator.snapshots(for: batch.ids)
+            for snapshot in snapshots {
+                if let object = registry[snapshot.objectID]?.takeUnretainedValue(), object.faulted, object.committed == nil {
+                    object.committed = snapshot
+                }
+            }
+        } catch {
+            Log.objectGraph.error("Could not load a batch of \(batch.ids.count) faults: \(error)")
+        }
+    }
+
+    /// Fires the relationship faults along key paths so later access needs no query.
+    func prefetch(_ keyPaths: [String], of objects: [NSManagedObject]) {
+        for keyPath in keyPaths {
+            var level = objects
+            for component in keyPath.split(separator: ".").map(String.init) {
+                var next: [NSManagedObject] = []
+                for object in level {
+                    guard let index = object.layout.indexByName[component], object.layout.isRelationship[index] else { continue }
+                    let relationship = object.layout.properties[index] as! NSRelationshipDescription
+                    if relationship.isToMany {
+                        next.append(contentsOf: object.loadedToMany(at: index).objects)
+                    } else if let destination = object.resolveToOne(at: index) {
+                        next.append(destination)
+                    }
+                }
+                for object in next { object.fireFaultIfNeeded() }
+                level = next
+            }
+        }
+    }
+}
+
+/// A group of faults from one batched fetch; the first to fire loads all of them.
+package final class FaultBatch {
+    package let ids: [NSManagedObjectID]
+    package var isLoaded = false
+    init(ids: [NSManagedObjectID]) { self.ids = ids }
+}
+
+/// What a store needs of a fetch request.
+package struct StoreFetchRequest {
+    package let entity: NSEntityDescription
+    package let includesSubentities: Bool
+    package let predicate: NSPredicate?
+    package let sortDescriptors: [NSSortDescriptor]
+    /// Applied by the store only when `paging` is true.
+    package let fetchLimit: Int
+    package let fetchOffset: Int
+    package let paging: Bool
+    package let includesPropertyValues: Bool
+
+    init<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, paging: Bool) {
+        self.entity = entity
+        self.includesSubentities = request.includesSubentities
+        self.predicate = request.predicate
+        self.sortDescriptors = request.sortDescriptors ?? []
+        self.fetchLimit = paging ? request.fetchLimit : 0
+        self.fetchOffset = paging ? request.fetchOffset : 0
+        self.paging = paging
+        self.includesPropertyValues = request.includesPropertyValues
+    }
+
+    package init(entity: NSEntityDescription, includesSubentities: Bool = true, predicate: NSPredicate? = nil,
+                 sortDescriptors: [NSSortDescriptor] = [], fetchLimit: Int = 0, fetchOffset: Int = 0) {
+        self.entity = entity
+        self.includesSubentities = includesSubentities
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        self.paging = true
+        self.includesPropertyValues = true
+    }
+
+    /// The entities whose rows match: the entity, and its subentities when included.
+    package var entities: [NSEntityDescription] {
+        includesSubentities ? entity.selfAndDescendants : [entity]
+    }
+}
+
+/// Sorting and paging of managed objects in memory.
+package enum ObjectSorting {
+    package static func sort(_ objects: inout [NSManagedObject], by descriptors: [NSSortDescriptor]) {
+        guard !descriptors.isEmpty else { return }
+        // A stable sort keeps store order among equal keys, as a SQL ORDER BY on the primary key would.
+        let indexed = objects.enumerated().map { ($0.offset, $0.element) }
+        let sorted = indexed.sorted { lhs, rhs in
+            for descriptor in descriptors {
+                switch descriptor.compare(lhs.1, to: rhs.1) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return lhs.0 < rhs.0
+        }
+        objects = sorted.map(\.1)
+    }
+
+    package static func page<Element>(_ items: [Element], offset: Int, limit: Int) -> [Element] {
+        let start = min(max(offset, 0), items.count)
+        let end = limit > 0 ? min(start + limit, items.count) : items.count
+        return Array(items[start..<end])
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+
+// MARK: - Saving
+
+extension NSManagedObjectContext {
+    /// Writes the unsaved changes to the stores, all or nothing.
+    ///
+    /// Runs delete rules, `willSave`, validation, then one store transaction. Conflicts are
+    /// resolved by `mergePolicy` or reported (`NSManagedObjectMergeError` 133020,
+    /// `NSManagedObjectConstraintMergeError` 133021).
+    /// - Throws: a validation or store error; when a save fails nothing is written and the
+    ///   context keeps its changes.
+    public func save() throws {
+        guard !isSaving else {
+            throw CoreDataError.make(NSCoreDataError, "save() was called while the context was already saving (for example from willSave()).")
+        }
+        isSaving = true
+        defer { isSaving = false }
+        processPendingChanges()
+        guard hasChanges else { return }
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator to save to.")
+        }
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        for object in changedObjectsInOrder() { object.willSave() }
+        processPendingChanges()
+        try validateChanges()
+
+        var attempts = 0
+        while true {
+            attempts += 1
+            let request = try makeSaveRequest()
+            do {
+                let result = try coordinator.save(request)
+                finishSave(result, request: request)
+                return
+            } catch let conflicts as StoreSaveConflicts where attempts < 8 {
+                try resolve(conflicts)
+                processPendingChanges()
+            }
+        }
+    }
+
+    /// Inserted, then updated, then deleted objects.
+    func changedObjectsInOrder() -> [NSManagedObject] {
+        insertionOrder + Array(updated.values) + Array(deleted.values)
+    }
+
+    // MARK: - Validation
+
+    /// Validates every changed object; several failures are reported together.
+    func validateChanges() throws {
+        var errors: [NSError] = []
+        func collect(_ body: () throws -> Void) {
+            do { try body() } catch let error as NSError {
+                if error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
+                    errors.append(contentsOf: detailed)
+                } else {
+                    errors.append(error)
+                }
+            }
+        }
+        for object in insertionOrder { collect { try object.validateForInsert() } }
+        for object in updated.values { collect { try object.validateForUpdate() } }
+        for object in deleted.values { collect { try object.validateForDelete() } }
+        if errors.count == 1 { throw errors[0] }
+        if errors.count > 1 {
+            throw CoreDataError.make(NSValidationMultipleErrorsError, "Multiple validation errors occurred.",
+                                     userInfo: [NSDetailedErrorsKey: errors])
+        }
+    }
+
+    // MARK: - Building the store request
+
+    func makeSaveRequest() throws -> StoreSaveRequest {
+        var request = StoreSaveRequest()
+        request.transactionAuthor = transactionAuthor
+        request.contextName = name
+        for object in insertionOrder {
+            request.inserted.append(RowSnapshot(objectID: object.objectID, version: 1, values: object.currentStoreValues()))
+        }
+        for object in updated.values where !object.deletedFlag && !object.insertedFlag {
+            guard let committed = object.committed else { continue }
+            var changed: [Int] = []
+            for index in 0..<object.layout.slotCount where object.layout.properties[index].isStored && object.slotDiffersFromCommitted(index) {
+                changed.append(index)
+            }
+            if changed.isEmpty { continue }
+            request.updated.append(StoreUpdate(
+                snapshot: RowSnapshot(objectID: object.objectID, version: committed.version + 1, values: object.currentStoreValues()),
+                expectedVersion: committed.version,
+                changedIndices: changed,
+                committedValues: committed.values))
+        }
+        for object in deleted.values {
+            request.deleted.append(StoreDelete(objectID: object.objectID, expectedVersion: object.committed?.version ?? 0,
+                                               committedValues: object.committed?.values ?? []))
+        }
+        return request
+    }
+
+    // MARK: - After a successful save
+
+    func finishSave(_ result: StoreSaveResult, request: StoreSaveRequest) {
+        let insertedObjects = insertionOrder
+        let updatedObjects = Array(updated.values).filter { !$0.deletedFlag && !$0.insertedFlag }
+        let deletedObjects = Array(deleted.values)
+        for object in insertedObjects {
+            if let permanent = result.permanentIDs[object.objectID] { assignPermanentID(permanent, to: object) }
+        }
+        for object in insertedObjects {
+            object.insertedFlag = false
+            object.committed = RowSnapshot(objectID: object.objectID, version: 1, values: object.currentStoreValues())
+            object.markRelationshipsCommitted()
+        }
+        for object in updatedObjects {
+            let version = (object.committed?.version ?? 0) + 1
+            object.committed = RowSnapshot(objectID: object.objectID, version: version, values: object.currentStoreValues())
+            object.markRelationshipsCommitted()
+        }
+        inserted = [:]
+        insertionOrder = []
+        updated = [:]
+        deleted = [:]
+        pendingInserted = [:]
+        pendingUpdated = [:]
+        pendingDeleted = [:]
+        for object in deletedObjects {
+            object.deletedFlag = false
+            unregister(object)
+        }
+        persistentStoreCoordinator?.cacheSnapshots((insertedObjects + updatedObjects).compactMap(\.committed),
+                                                   removing: deletedObjects.map(\.objectID))
+        for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
+
+        let insertedIDs = Set(insertedObjects.map(\.objectID))
+        let updatedIDs = Set(updatedObjects.map(\.objectID))
+        let deletedIDs = Set(deletedObjects.map(\.objectID))
+        let userInfo: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: Set(insertedObjects),
+            NSUpdatedObjectsKey: Set(updatedObjects),
+            NSDeletedObjectsKey: Set(deletedObjects),
+            NSInsertedObjectIDsKey: insertedIDs,
+            NSUpdatedObjectIDsKey: updatedIDs,
+            NSDeletedObjectIDsKey: deletedIDs,
+        ]
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
+        NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
+                                        userInfo: [NSInsertedObjectIDsKey: insertedIDs, NSUpdatedObjectIDsKey: updatedIDs, NSDeletedObjectIDsKey: deletedIDs])
+        persistentStoreCoordinator?.contextDidSave(self, changes: SavedChanges(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs))
+    }
+
+    // MARK: - Conflicts
+
+    func resolve(_ conflicts: StoreSaveConflicts) throws {
+        let policy = (mergePolicy as? NSMergePolicy) ?? .error
+        if !conflicts.optimistic.isEmpty {
+            let mergeConflicts = conflicts.optimistic.compactMap { conflict -> NSMergeConflict? in
+                guard let object = registry[conflict.objectID]?.takeUnretainedValue() else { return nil }
+                return NSMergeConflict(source: object, newVersion: Int(conflict.current?.version ?? 0),
+                                       oldVersion: Int(conflict.expectedVersion),
+                                       cachedSnapshot: object.committedValues(forKeys: nil),
+                                       persistedSnapshot: conflict.current.map { object.publicValues(of: $0) },
+                                       storeSnapshot: conflict.current)
+            }
+            try policy.resolve(optimisticLockingConflicts: mergeConflicts)
+        }
+        if !conflicts.constraints.isEmpty {
+            let constraintConflicts = conflicts.constraints.map { violation -> NSConstraintConflict in
+                let objects = violation.conflictingObjectIDs.compactMap { registry[$0]?.takeUnretainedValue() }
+                let databaseObject = violation.databaseSnapshot.map { registeredObject(for: $0, refresh: false) }
+                return NSConstraintConflict(constraint: violation.constraint, databaseObject: databaseObject,
+                                            databaseSnapshot: violation.databaseSnapshot.flatMap { snapshot in databaseObject?.publicValues(of: snapshot) },
+                                            conflictingObjects: objects,
+                                            conflictingSnapshots: objects.map { $0.committedValues(forKeys: nil) },
+                                            storeSnapshot: violation.databaseSnapshot)
+            }
+            try policy.resolve(constraintConflicts: constraintConflicts)
+        }
+    }
+}
+
+// MARK: - Store values of an object
+
+extension NSManagedObject {
+    /// The object's current values in store form, indexed by slot.
+    package func currentStoreValues() -> ContiguousArray<StoreValue> {
+        fireFaultIfNeeded()
+        var values = ContiguousArray<StoreValue>()
+        values.reserveCapacity(layout.slotCount)
+        for index in 0..<layout.slotCount {
+            let property = layout.properties[index]
+            if property.isTransient {
+                values.append(.null)
+                continue
+            }
+            switch slots[index] {
+            case .value(let value): values.append(value)
+            case .custom(let value):
+                values.append(TransformableCoding.encode(value, attribute: property as? NSAttributeDescription))
+            case .toOne(let object): values.append(object.map { .objectID($0.objectID) } ?? .null)
+            case .toMany(let storage): values.append(.objectIDs(storage.objects.map(\.objectID)))
+            case .unloadedToMany: values.append(.unloaded)
+            }
+        }
+        return values
+    }
+
+    /// The public values of a snapshot, keyed by property name (for conflict reports).
+    package func publicValues(of snapshot: RowSnapshot) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for (index, property) in layout.properties.enumerated() where property.isStored && !layout.isRelationship[index] {
+            guard index < snapshot.values.count else { continue }
+            let value = snapshot.values[index]
+            if AttributeConversion.isCustom(layout.attributeTypes[index]) {
+                if case .data(let data) = value { result[property.name] = TransformableCoding.decode(data, attribute: property as? NSAttributeDescription) ?? NSNull() }
+                continue
+            }
+            result[property.name] = AttributeConversion.publicValue(value, type: layout.attributeTypes[index]) ?? NSNull()
+        }
+        return result
+    }
+
+    /// Records the loaded to-many destinations as saved.
+    func markRelationshipsCommitted() {
+        for index in layout.toManyIndices {
+            if case .toMany(let storage) = slots[index] {
+                storage.committedIDs = storage.objects.map(\.objectID)
+            }
+        }
+    }
+}

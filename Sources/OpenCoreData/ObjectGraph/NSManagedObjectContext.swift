@@ -1,0 +1,284 @@
+import Dispatch
+import Foundation
+
+/// A scratch pad of managed objects: it fetches, tracks changes, and saves them to its coordinator.
+///
+/// Mirrors <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext>.
+/// Each context owns a serial queue; whatever touches its objects runs in `perform`,
+/// `performAndWait` or the async `perform`, or on the main thread for a main-queue context.
+///
+/// `@unchecked Sendable`: the context may be passed between threads, but all of its graph state
+/// (registered objects and change sets) is only touched on its own queue — the invariant Apple
+/// documents for `perform` — so no lock is needed around it.
+open class NSManagedObjectContext: NSObject, @unchecked Sendable {
+    /// How a context's queue is chosen.
+    public enum ConcurrencyType: UInt, Sendable {
+        /// Deprecated by Apple; treated as a private queue here.
+        case confinementConcurrencyType = 0
+        /// The context owns a private serial queue.
+        case privateQueueConcurrencyType = 1
+        /// The context runs on the main queue.
+        case mainQueueConcurrencyType = 2
+    }
+
+    /// The context's concurrency type.
+    public let concurrencyType: ConcurrencyType
+    package let queue: DispatchQueue
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// The coordinator the context fetches from and saves to.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        didSet {
+            oldValue?.unregister(self)
+            persistentStoreCoordinator?.register(self)
+        }
+    }
+
+    /// A name for debugging and persistent history.
+    open var name: String?
+    /// The author recorded with the context's saves in persistent history.
+    open var transactionAuthor: String?
+    /// How save conflicts are resolved; `NSErrorMergePolicy` (report them) by default.
+    open var mergePolicy: Any = NSMergePolicy.error
+    /// Whether saves of other contexts on the same coordinator are merged in automatically.
+    open var automaticallyMergesChangesFromParent = false
+    /// Whether the context keeps strong references to all registered objects.
+    open var retainsRegisteredObjects = false {
+        didSet { retained = retainsRegisteredObjects ? registry.mapValues { $0.takeUnretainedValue() } : [:] }
+    }
+    /// Whether a fault whose row is gone is treated as deleted instead of failing.
+    open var shouldDeleteInaccessibleFaults = true
+    /// How long cached snapshots are considered fresh (not used: fetches always read the store).
+    open var stalenessInterval: TimeInterval = -1
+    /// Free-form storage for the context's users.
+    public let userInfo = NSMutableDictionary()
+
+    // MARK: Graph state (queue-confined)
+
+    /// Registered objects by ID. Not retained: an object removes itself when it is deallocated.
+    package var registry: [NSManagedObjectID: Unmanaged<NSManagedObject>] = [:]
+    package var retained: [NSManagedObjectID: NSManagedObject] = [:]
+    package var inserted: [ObjectIdentifier: NSManagedObject] = [:]
+    package var insertionOrder: [NSManagedObject] = []
+    package var updated: [ObjectIdentifier: NSManagedObject] = [:]
+    package var deleted: [ObjectIdentifier: NSManagedObject] = [:]
+    /// Changes since the last `processPendingChanges()`, for `ObjectsDidChange`.
+    package var pendingInserted: [ObjectIdentifier: NSManagedObject] = [:]
+    package var pendingUpdated: [ObjectIdentifier: NSManagedObject] = [:]
+    package var pendingDeleted: [ObjectIdentifier: NSManagedObject] = [:]
+    package var deletesToPropagate: [NSManagedObject] = []
+    package var isProcessingChanges = false
+    package var isSaving = false
+
+    // MARK: - Initializers
+
+    /// Creates a context with a concurrency type.
+    public init(concurrencyType: ConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        if concurrencyType == .mainQueueConcurrencyType {
+            queue = DispatchQueue.main
+        } else {
+            queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
+        }
+        super.init()
+        if concurrencyType != .mainQueueConcurrencyType {
+            queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        }
+    }
+
+    deinit {
+        persistentStoreCoordinator?.unregister(self)
+        for (_, reference) in registry {
+            reference.takeUnretainedValue()._context = nil
+        }
+    }
+
+    // MARK: - Running on the context's queue
+
+    /// Whether the caller is already on this context's queue.
+    package var isOnQueue: Bool {
+        if concurrencyType == .mainQueueConcurrencyType { return Thread.isMainThread }
+        return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+    }
+
+    /// Runs a block asynchronously on the context's queue.
+    open func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            block()
+            processPendingChanges()
+        }
+    }
+
+    /// Runs a block on the context's queue, waits for it, and returns its value; reentrant.
+    open func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+        if isOnQueue { return try block() }
+        let result: Result<T, E> = withoutActuallyEscaping(block) { escapable in
+            let box = UncheckedBox(escapable)
+            let result: UncheckedBox<Result<T, E>> = queue.sync {
+                defer { self.processPendingChanges() }
+                do throws(E) {
+                    return UncheckedBox(.success(try box.value()))
+                } catch {
+                    return UncheckedBox(.failure(error))
+                }
+            }
+            return result.value
+        }
+        return try result.get()
+    }
+
+    /// How an async `perform` schedules its block.
+    public enum ScheduledTaskType: Sendable {
+        /// Run at once when already on the context's queue, else enqueue.
+        case immediate
+        /// Always enqueue.
+        case enqueued
+    }
+
+    /// Runs a block on the context's queue and returns its value asynchronously.
+    open func perform<T: Sendable, E: Error>(schedule: ScheduledTaskType = .immediate, _ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        if schedule == .immediate, isOnQueue {
+            return try block()
+        }
+        let result: UncheckedBox<Result<T, E>> = await withCheckedContinuation { continuation in
+            queue.async {
+                let result: Result<T, E>
+                do throws(E) { result = .success(try block()) } catch { result = .failure(error) }
+                self.processPendingChanges()
+                continuation.resume(returning: UncheckedBox(result))
+            }
+        }
+        return try result.value.get()
+    }
+
+    // MARK: - Registered objects
+
+    /// All objects registered with the context.
+    open var registeredObjects: Set<NSManagedObject> {
+        Set(registry.values.map { $0.takeUnretainedValue() })
+    }
+
+    /// The registered object with an ID, or nil.
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        registry[objectID]?.takeUnretainedValue()
+    }
+
+    /// The object with an ID: a registered object, or a fault that loads the row on first access.
+    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let object = registry[objectID]?.takeUnretainedValue() { return object }
+        let object = makeObject(for: objectID, snapshot: nil)
+        return object
+    }
+
+    /// The object with an ID, loading it from the store; throws if the row does not exist.
+    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let object = registry[objectID]?.takeUnretainedValue() {
+            if object.inaccessible {
+                throw Self.missingObjectError(objectID)
+            }
+            if !object.faulted || objectID.isTemporaryID { return object }
+            if let snapshot = try coordinatorSnapshot(for: objectID) {
+                object.fulfill(with: snapshot)
+                return object
+            }
+            throw Self.missingObjectError(objectID)
+        }
+        guard !objectID.isTemporaryID, let snapshot = try coordinatorSnapshot(for: objectID) else {
+            throw Self.missingObjectError(objectID)
+        }
+        let object = makeObject(for: objectID, snapshot: snapshot)
+        object.fireFaultIfNeeded()
+        return object
+    }
+
+    static func missingObjectError(_ objectID: NSManagedObjectID) -> NSError {
+        CoreDataError.make(NSManagedObjectReferentialIntegrityError,
+                           "The object with ID \(objectID.uriRepresentation().absoluteString) does not exist in the store.",
+                           userInfo: [NSAffectedObjectsErrorKey: [objectID]])
+    }
+
+    /// Creates and registers an object for a stored row, as a fault holding `snapshot` if given.
+    package func makeObject(for objectID: NSManagedObjectID, snapshot: RowSnapshot?) -> NSManagedObject {
+        let type = ClassRegistry.shared.objectClass(for: objectID.entity)
+        let object = type.init(entity: objectID.entity, insertInto: nil)
+        object._objectID = objectID
+        object._context = self
+        object.slots = []
+        object.faulted = true
+        object.committed = snapshot
+        registerObject(object)
+        return object
+    }
+
+    package func registerObject(_ object: NSManagedObject) {
+        registry[object._objectID] = Unmanaged.passUnretained(object)
+        if retainsRegisteredObjects { retained[object._objectID] = object }
+    }
+
+    /// Removes a deallocating object from the registry.
+    package func forget(_ object: NSManagedObject) {
+        let id = object._objectID
+        if let entry = registry[id], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            registry[id] = nil
+        }
+    }
+
+    /// Makes an object no longer registered (after its deletion was saved, or on reset).
+    package func unregister(_ object: NSManagedObject) {
+        forget(object)
+        retained[object._objectID] = nil
+        object._context = nil
+    }
+
+    package func coordinatorSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+        guard let coordinator = persistentStoreCoordinator else { return nil }
+        return try coordinator.snapshot(for: objectID)
+    }
+
+    /// The IDs of a relationship's destinations as stored, for a relationship fault.
+    package func destinationIDs(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
+        guard let coordinator = persistentStoreCoordinator else { return [] }
+        do {
+            let snapshots = try coordinator.destinations(of: object.objectID, relationship: relationship)
+            var ids: [NSManagedObjectID] = []
+            ids.reserveCapacity(snapshots.count)
+            for snapshot in snapshots {
+                ids.append(snapshot.objectID)
+                if registry[snapshot.objectID] == nil, snapshot.version >= 0 {
+                    _ = makeObject(for: snapshot.objectID, snapshot: snapshot)
+                }
+            }
+            return ids
+        } catch {
+            Log.objectGraph.error("Could not fire relationship fault '\(relationship.name)' of \(object.objectID): \(error)")
+            return []
+        }
+    }
+
+    // MARK: - Change sets
+
+    /// Objects inserted and not yet saved.
+    open var insertedObjects: Set<NSManagedObject> { Set(inserted.values) }
+    /// Objects changed and not yet saved.
+    open var updatedObjects: Set<NSManagedObject> { Set(updated.values) }
+    /// Objects deleted and not yet saved.
+    open var deletedObjects: Set<NSManagedObject> { Set(deleted.values) }
+
+    /// Whether the context has unsaved changes.
+    open var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+
+    package func noteUpdated(_ object: NSManagedObject) {
+        let key = ObjectIdentifier(object)
+        if updated[key] == nil {
+            updated[key] = object
+            pendingUpdated[key] = object
+        }
+    }
+}
+
+/// Carries a non-Sendable value across a synchronous queue hop whose caller waits for it.
+package struct UncheckedBox<Value>: @unchecked Sendable {
+    // @unchecked: used only where the caller blocks until the other side is done with the value.
+    package let value: Value
+    package init(_ value: Value) { self.value = value }
+}

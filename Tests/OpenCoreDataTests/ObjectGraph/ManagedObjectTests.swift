@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@Suite("Managed objects")
+struct ManagedObjectTests {
+    @Test("Insert, set values, save and fetch back")
+    func insertSaveFetch() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        try context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            #expect(todo.isInserted)
+            #expect(todo.objectID.isTemporaryID)
+            #expect(todo.value(forKey: "done") as? Bool == false)
+            todo.setValue("Buy milk", forKey: "title")
+            todo.setValue(3, forKey: "priority")
+            #expect(context.hasChanges)
+            try context.save()
+            #expect(!todo.isInserted)
+            #expect(!todo.objectID.isTemporaryID)
+            #expect(!context.hasChanges)
+
+            let results = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity"))
+            #expect(results.count == 1)
+            #expect(results.first === todo)
+            #expect(results.first?.value(forKey: "title") as? String == "Buy milk")
+            #expect(results.first?.value(forKey: "priority") as? Int == 3)
+            #expect(results.first?.value(forKey: "priority") as? Int16 == 3)
+        }
+    }
+
+    @Test("Values of every attribute type round-trip through value(forKey:)")
+    func attributeTypes() throws {
+        let entity = TestModels.entity("All", [
+            TestModels.attribute("i16", .integer16AttributeType), TestModels.attribute("i32", .integer32AttributeType),
+            TestModels.attribute("i64", .integer64AttributeType), TestModels.attribute("dec", .decimalAttributeType),
+            TestModels.attribute("dbl", .doubleAttributeType), TestModels.attribute("flt", .floatAttributeType),
+            TestModels.attribute("str", .stringAttributeType), TestModels.attribute("bool", .booleanAttributeType),
+            TestModels.attribute("date", .dateAttributeType), TestModels.attribute("data", .binaryDataAttributeType),
+            TestModels.attribute("uuid", .UUIDAttributeType), TestModels.attribute("uri", .URIAttributeType),
+            TestModels.attribute("trans", .transformableAttributeType),
+        ])
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let context = try TestModels.inMemoryContext(model)
+        let uuid = UUID()
+        let date = Date(timeIntervalSinceReferenceDate: 737_057_646.84)
+        try context.performAndWait {
+            let object = NSEntityDescription.insertNewObject(forEntityName: "All", into: context)
+            object.setValue(Int16(-7), forKey: "i16")
+            object.setValue(70_000, forKey: "i32")
+            object.setValue(Int64.max, forKey: "i64")
+            object.setValue(Decimal(string: "10.25"), forKey: "dec")
+            object.setValue(2.5, forKey: "dbl")
+            object.setValue(Float(1.5), forKey: "flt")
+            object.setValue("héllo", forKey: "str")
+            object.setValue(true, forKey: "bool")
+            object.setValue(date, forKey: "date")
+            object.setValue(Data([1, 2, 3]), forKey: "data")
+            object.setValue(uuid, forKey: "uuid")
+            object.setValue(URL(string: "https://example.com/a?b=c")!, forKey: "uri")
+            object.setValue(["a", "b"] as NSArray, forKey: "trans")
+            try context.save()
+            context.reset()
+            let fetched = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "All")).first)
+            #expect(fetched !== object)
+            #expect(fetched.value(forKey: "i16") as? Int == -7)
+            #expect(fetched.value(forKey: "i32") as? Int32 == 70_000)
+            #expect(fetched.value(forKey: "i64") as? Int64 == Int64.max)
+            #expect(fetched.value(forKey: "dec") as? Decimal == Decimal(string: "10.25"))
+            #expect(fetched.value(forKey: "dbl") as? Double == 2.5)
+            #expect(fetched.value(forKey: "flt") as? Float == 1.5)
+            #expect(fetched.value(forKey: "str") as? String == "héllo")
+            #expect(fetched.value(forKey: "bool") as? Bool == true)
+            #expect(fetched.value(forKey: "date") as? Date == date)
+            #expect(fetched.value(forKey: "data") as? Data == Data([1, 2, 3]))
+            #expect(fetched.value(forKey: "uuid") as? UUID == uuid)
+            #expect(fetched.value(forKey: "uri") as? URL == URL(string: "https://example.com/a?b=c"))
+            #expect((fetched.value(forKey: "trans") as? NSArray)?.count == 2)
+        }
+    }
+
+    @Test("Uniquing: one object per ID per context")
+    func uniquing() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        try context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            todo.setValue("A", forKey: "title")
+            try context.save()
+            let id = todo.objectID
+            #expect(context.object(with: id) === todo)
+            #expect(try context.existingObject(with: id) === todo)
+            #expect(context.registeredObject(for: id) === todo)
+            let fetched = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity"))
+            #expect(fetched.first === todo)
+            let second = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            second.persistentStoreCoordinator = context.persistentStoreCoordinator
+            try second.performAndWait {
+                let other = try second.existingObject(with: id)
+                #expect(other !== todo)
+                #expect(other.objectID == id)
+                #expect(other.value(forKey: "title") as? String == "A")
+            }
+        }
+    }
+
+    @Test("Object IDs: temporary before save, permanent after, URI round trip")
+    func objectIDs() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        try context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            #expect(todo.objectID.isTemporaryID)
+            try context.obtainPermanentIDs(for: [todo])
+            #expect(!todo.objectID.isTemporaryID)
+            let permanent = todo.objectID
+            try context.save()
+            #expect(todo.objectID == permanent)
+            let uri = permanent.uriRepresentation()
+            #expect(uri.scheme == "x-coredata")
+            #expect(uri.absoluteString.hasSuffix("/TodoEntity/p\(permanent.primaryKey)"))
+            let coordinator = try #require(context.persistentStoreCoordinator)
+            #expect(coordinator.managedObjectID(forURIRepresentation: uri) == permanent)
+            #expect(coordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://nope/TodoEntity/p1")!) == nil)
+            #expect(coordinator.managedObjectID(forURIRepresentation: URL(string: "https://example.com")!) == nil)
+        }
+    }
+
+    @Test("changedValues, committedValues, hasPersistentChangedValues, rollback")
+    func changeTracking() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        try context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            todo.setValue("Old", forKey: "title")
+            try context.save()
+            #expect(todo.changedValues().isEmpty)
+            #expect(!todo.hasPersistentChangedValues)
+            todo.setValue("New", forKey: "title")
+            #expect(todo.isUpdated)
+            #expect(todo.hasChanges)
+            #expect(todo.changedValues()["title"] as? String == "New")
+            #expect(todo.committedValues(forKeys: ["title"])["title"] as? String == "Old")
+            #expect(context.updatedObjects.contains(todo))
+            context.rollback()
+            #expect(todo.value(forKey: "title") as? String == "Old")
+            #expect(!context.hasChanges)
+            let fresh = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            context.rollback()
+            #expect(fresh.managedObjectContext == nil)
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")) == 1)
+        }
+    }
+
+    @Test("Key paths through to-one relationships")
+    func keyPaths() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            let location = NSEntityDescription.insertNewObject(forEntityName: "LocationEntity", into: context)
+            location.setValue("Home", forKey: "placeName")
+            todo.setValue(location, forKey: "location")
+            #expect(todo.value(forKeyPath: "location.placeName") as? String == "Home")
+            todo.setValue("Office", forKeyPath: "location.placeName")
+            #expect(location.value(forKey: "placeName") as? String == "Office")
+        }
+    }
+
+    @Test("Faults: fetched objects are faults until accessed; refresh turns them back")
+    func faults() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        try context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            todo.setValue("A", forKey: "title")
+            try context.save()
+            context.reset()
+            let fetched = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")).first)
+            #expect(fetched.isFault)
+            _ = fetched.value(forKey: "title")
+            #expect(!fetched.isFault)
+            context.refresh(fetched, mergeChanges: false)
+            #expect(fetched.isFault)
+            #expect(fetched.value(forKey: "title") as? String == "A")
+        }
+    }
+
+    @Test("Lifecycle hooks run: awakeFromInsert, willSave, didSave, prepareForDeletion")
+    func lifecycle() throws {
+        let model = NSManagedObjectModel()
+        model.entities = [TestModels.entity("Hooked", className: "HookedObject", [TestModels.attribute("name", .stringAttributeType), TestModels.attribute("log", .stringAttributeType)])]
+        let context = try TestModels.inMemoryContext(model)
+        try context.performAndWait {
+            let object = HookedObject(context: context)
+            #expect(object.value(forKey: "name") as? String == "awake")
+            try context.save()
+            #expect(object.events == ["willSave", "didSave"])
+            context.delete(object)
+            context.processPendingChanges()
+            #expect(object.events.contains("prepareForDeletion"))
+            let fetched = try context.fetch(NSFetchRequest<HookedObject>(entityName: "Hooked"))
+            #expect(fetched.isEmpty)
+        }
+    }
+}
+
+final class HookedObject: NSManagedObject {
+    var events: [String] = []
+    override func awakeFromInsert() { setPrimitiveValue("awake", forKey: "name") }
+    override func willSave() { events.append("willSave") }
+    override func didSave() { events.append("didSave") }
+    override func prepareForDeletion() { events.append("prepareForDeletion") }
+}
