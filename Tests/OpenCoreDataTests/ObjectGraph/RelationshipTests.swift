@@ -28,6 +28,7 @@ struct RelationshipTests {
             home.mutableSetValue(forKey: "todos").add(todo)
             #expect(todo.value(forKey: "location") as? NSManagedObject === home)
             #expect(set(office, "todos").isEmpty)
+            #expect(context.graphInvariantViolations().isEmpty)
             try context.save()
             context.reset()
             let fetched = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity"))
@@ -52,6 +53,7 @@ struct RelationshipTests {
             #expect(set(b, "tags") == [blue])
             a.mutableSetValue(forKey: "tags").remove(blue)
             #expect(set(blue, "todos") == [b])
+            #expect(context.graphInvariantViolations().isEmpty)
             try context.save()
             context.reset()
             let tags = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TagEntity"))
@@ -76,6 +78,7 @@ struct RelationshipTests {
             #expect(set(kid2, "friends") == [kid1])
             kid1.setValue(mum, forKey: "father")  // no inverse: nothing else changes
             #expect(set(mum, "children") == [kid1, kid2])
+            #expect(context.graphInvariantViolations().isEmpty)
             try context.save()
             context.reset()
             let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
