@@ -41,6 +41,12 @@ package final class ClassRegistry: Sendable {
         if !state.modules.contains(module) { state.modules.append(module) }
     }
 
+    /// Registers a class for an entity unless it already is; cheap when it is (one lock, no strings).
+    package func registerIfNeeded(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
+        if registeredType(for: entity) == type { return }
+        register(type, for: entity)
+    }
+
     package func register(_ type: NSManagedObject.Type) {
         state.withLock { state in
             Self.noteModule(of: type, in: &state)

@@ -16,6 +16,11 @@ extension NSManagedObjectContext {
             pendingDeleted[ObjectIdentifier(object)] = nil
             return
         }
+        if object.needsDefaults {
+            object.slots = NSManagedObject.initialSlots(layout: object.layout)
+            object.faulted = false
+            object.needsDefaults = false
+        }
         object._context = self
         object.insertedFlag = true
         let key = ObjectIdentifier(object)
@@ -228,6 +233,12 @@ extension NSManagedObject {
     }
 
     private func fireFault() {
+        if needsDefaults {
+            slots = Self.initialSlots(layout: layout)
+            faulted = false
+            needsDefaults = false
+            return
+        }
         if committed == nil, let batch = faultBatch, let context = _context {
             faultBatch = nil
             context.loadBatch(batch)

@@ -211,7 +211,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object._objectID = objectID
         object._context = self
-        object.slots = []
+        object.needsDefaults = false
         object.faulted = true
         object.committed = snapshot
         registerObject(object)
