@@ -81,10 +81,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
         }
         super.init()
-        if concurrencyType != .mainQueueConcurrencyType {
+        if concurrencyType == .mainQueueConcurrencyType {
+            // Main-queue contexts share one marker: any block running on the main queue (on the
+            // main thread, or on a caller's thread inside `DispatchQueue.main.sync`) is "on queue".
+            DispatchQueue.main.setSpecific(key: Self.mainQueueKey, value: true)
+        } else {
             queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         }
     }
+
+    private static let mainQueueKey = DispatchSpecificKey<Bool>()
 
     deinit {
         persistentStoreCoordinator?.unregister(self)
@@ -97,7 +103,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Whether the caller is already on this context's queue.
     package var isOnQueue: Bool {
-        if concurrencyType == .mainQueueConcurrencyType { return Thread.isMainThread }
+        if concurrencyType == .mainQueueConcurrencyType {
+            return Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
+        }
         return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 
