@@ -118,6 +118,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Runs a block on the context's queue, waits for it, and returns its value; reentrant.
+    @discardableResult
     open func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
         if isOnQueue { return try block() }
         let result: Result<T, E> = withoutActuallyEscaping(block) { escapable in

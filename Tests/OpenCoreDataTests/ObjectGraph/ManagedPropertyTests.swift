@@ -120,3 +120,31 @@ struct ManagedPropertyTests {
         #expect(NSManagedObject.keyName(for: \MTodo.location, entity: todo) == "location")
     }
 }
+
+@Suite("Key paths of @Managed subclasses in predicates and sorts")
+struct ManagedKeyPathTests {
+    @Test("Multi-component key paths follow to-one relationships; #Predicate and keyPath sorts work")
+    func predicatesAndSorts() throws {
+        let model = ManagedPropertyTests.model()
+        model.registerManagedObjectClasses([MTodo.self, MTag.self, MLocation.self])
+        let context = try TestModels.inMemoryContext(model)
+        let todoEntity = try #require(model.entitiesByName["TodoEntity"])
+        #expect(NSManagedObject.keyName(for: \MTodo.location?.placeName, entity: todoEntity) == "location.placeName")
+        #expect(MTodo.keyValueCodingName(for: \MTodo.title) == "title")
+        try context.performAndWait {
+            for (title, place) in [("b", "Home"), ("a", "Office"), ("c", "Home")] {
+                let todo = MTodo(context: context)
+                todo.title = title
+                let location = MLocation(context: context)
+                location.placeName = place
+                todo.location = location
+            }
+            try context.save()
+            let request = NSFetchRequest<MTodo>(entityName: "TodoEntity")
+            request.predicate = NSPredicate(#Predicate<MTodo> { $0.location?.placeName == "Home" })
+            request.sortDescriptors = [NSSortDescriptor(keyPath: \MTodo.title, ascending: false)]
+            let titles = try context.fetch(request).map { $0.title ?? "" }
+            #expect(titles == ["c", "b"])
+        }
+    }
+}

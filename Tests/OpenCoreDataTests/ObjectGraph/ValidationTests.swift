@@ -47,7 +47,7 @@ struct ValidationTests {
     @Test("Too few and too many objects in a to-many relationship: 1580 and 1590")
     func relationshipCounts() throws {
         let context = try TestModels.inMemoryContext(Self.model())
-        try context.performAndWait {
+        context.performAndWait {
             let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
             person.setValue("Ann", forKey: "name")
             let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: context)
