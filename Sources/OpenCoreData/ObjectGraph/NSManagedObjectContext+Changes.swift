@@ -130,14 +130,7 @@ extension NSManagedObjectContext {
             unregister(object)
         }
         let changed = Array(updated.values) + Array(deleted.values)
-        inserted = [:]
-        insertionOrder = []
-        updated = [:]
-        deleted = [:]
-        deletesToPropagate = []
-        pendingInserted = [:]
-        pendingUpdated = [:]
-        pendingDeleted = [:]
+        clearChangeSets()
         for object in changed {
             object.deletedFlag = false
             object.turnIntoFault()
@@ -159,6 +152,11 @@ extension NSManagedObjectContext {
         }
         registry = [:]
         retained = [:]
+        clearChangeSets()
+    }
+
+    /// Forgets every pending change (the objects themselves are handled by the caller).
+    package func clearChangeSets() {
         inserted = [:]
         insertionOrder = []
         updated = [:]
