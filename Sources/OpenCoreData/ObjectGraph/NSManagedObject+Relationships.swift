@@ -256,6 +256,14 @@ final class RelationshipMutableSet: NSMutableSet {
     override func removeAllObjects() {
         for object in Array(storage.objects) { owner.removeFromToMany(object, at: index) }
     }
+
+    override var allObjects: [Any] { Array(storage.objects) }
+
+    override func contains(_ anObject: Any) -> Bool { member(anObject) != nil }
+
+    override func addObjects(from array: [Any]) {
+        for object in array { add(object) }
+    }
 }
 
 /// The `NSMutableOrderedSet` that `mutableOrderedSetValue(forKey:)` returns.
@@ -304,14 +312,8 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         insert(object, at: idx)
     }
 
-    // swift-corelibs-foundation implements these on its private storage, not on the primitives
-    // above, so each is routed through the owner here.
-
-    override func contains(_ object: Any) -> Bool { index(of: object) != NSNotFound }
-
-    override func add(_ object: Any?) {
-        guard let object else { return }
-        if !contains(object) { insert(object, at: count) }
+    override func add(_ object: Any) {
+        insert(object, at: count)
     }
 
     override func addObjects(from array: [Any]) {
@@ -323,18 +325,22 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         owner.removeFromToMany(object, at: index)
     }
 
-    override func removeObjects(at indexes: IndexSet) {
-        let objects = indexes.map { storage.objects[$0] }
-        for object in objects { owner.removeFromToMany(object, at: index) }
-    }
-
     override func removeAllObjects() {
         for object in Array(storage.objects) { owner.removeFromToMany(object, at: index) }
     }
 
     override func moveObjects(at indexes: IndexSet, to idx: Int) {
         let moving = indexes.map { storage.objects[$0] }
-        removeObjects(at: indexes)
-        for (offset, object) in moving.enumerated() { insert(object, at: Swift.min(idx + offset, count)) }
+        var remaining = Array(storage.objects)
+        for offset in indexes.reversed() { remaining.remove(at: offset) }
+        let target = Swift.min(idx, remaining.count)
+        remaining.insert(contentsOf: moving, at: target)
+        owner.replaceToMany(at: index, with: remaining)
+    }
+
+    override func exchangeObject(at idx1: Int, withObjectAt idx2: Int) {
+        var objects = Array(storage.objects)
+        objects.swapAt(idx1, idx2)
+        owner.replaceToMany(at: index, with: objects)
     }
 }
