@@ -31,12 +31,12 @@ struct Sizes {
         w2Insert: 2_000, w2SaveEvery: 500, w2Rows: 5_000,
         w3Parents: 20, w3Children: 20,
         w4Rows: 5_000,
-        w5Rows: 5_000, w5Queries: 50, w5Words: 1_000, w5Searches: 50,
+        w5Rows: 5_000, w5Queries: 20, w5Words: 1_000, w5Searches: 20,
         w6Rows: 5_000,
         w7Children: 2_000,
         w8Existing: 1_000, w8Inserts: 2_000, w8Updates: 200, w8Deletes: 200,
         w9Rows: 20_000,
-        w10Rows: 5_000, w10Lookups: 500)
+        w10Rows: 5_000, w10Lookups: 20)
 }
 
 /// What every workload gets: options, sizes and the fixture folder.

@@ -9,6 +9,8 @@ struct Options {
     var svgPath: String?
     var markdownPath: String?
     var listOnly = false
+    /// Comparators to run (`--comparators raw,ocd-kvc`); all when nil. For profiling one library.
+    var comparators: Set<Comparator>?
     /// Where fixture stores are generated; a fresh temporary folder unless given.
     var dataDirectory: URL
     var keepData = false
@@ -18,7 +20,8 @@ struct Options {
 
     static let usage = """
     usage: ocd-bench [--filter W1,W5] [--quick] [--iterations N] [--warmups N]
-                     [--svg PATH] [--markdown PATH] [--list] [--data-dir DIR] [--keep-data]
+                     [--svg PATH] [--markdown PATH] [--comparators K,…] [--list]
+                     [--data-dir DIR] [--keep-data]
 
       --filter W1,W5   run only these workloads (W1 selects W1-insert and W1-fetch; W1-fetch selects one case)
       --quick          small row counts and 2 iterations: checks that everything runs, times mean little
@@ -26,6 +29,7 @@ struct Options {
       --warmups N      unmeasured warm-up iterations (default 1)
       --svg PATH       also write a bar chart of the ratios to raw SQLite
       --markdown PATH  also write the report as Markdown
+      --comparators K  run only these comparators (raw, grdb-rows, grdb-records, ocd-kvc, ocd-typed), e.g. to profile one
       --list           list the cases and exit
       --data-dir DIR   where fixture stores are made (default: a temporary folder, removed at exit)
       --keep-data      keep the fixture folder
@@ -59,6 +63,13 @@ struct Options {
                 svgPath = try value(argument)
             case "--markdown":
                 markdownPath = try value(argument)
+            case "--comparators":
+                var chosen = Set<Comparator>()
+                for key in try value(argument).split(separator: ",") {
+                    guard let comparator = Comparator.allCases.first(where: { $0.key == key }) else { throw BenchError("unknown comparator \(key)") }
+                    chosen.insert(comparator)
+                }
+                comparators = chosen
             case "--list":
                 listOnly = true
             case "--data-dir":

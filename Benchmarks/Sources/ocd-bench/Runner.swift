@@ -16,6 +16,10 @@ struct Runner {
     private func run(_ benchCase: BenchCase) throws -> CaseResult {
         var measurements: [Comparator: Measurement] = [:]
         let runnable = Comparator.allCases.filter { comparator in
+            if let chosen = options.comparators, !chosen.contains(comparator) {
+                measurements[comparator] = Measurement(notAvailable: "not selected (--comparators)")
+                return false
+            }
             switch benchCase.variants[comparator] {
             case .run?: return true
             case .notAvailable(let reason)?:

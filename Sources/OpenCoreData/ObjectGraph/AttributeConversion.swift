@@ -112,6 +112,11 @@ package enum AttributeConversion {
     }
 
     package static func integer(_ value: Any) -> Int64? {
+        // NSNumber first, recognised by its metatype: on Linux a failed `as Int` on an NSNumber
+        // goes through Foundation's bridging and costs ~10× the whole conversion.
+        if Swift.type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            return number.int64Value
+        }
         switch value {
         case let int as Int: return Int64(int)
         case let int as Int64: return int
@@ -133,6 +138,7 @@ package enum AttributeConversion {
     }
 
     package static func double(_ value: Any) -> Double? {
+        if Swift.type(of: value) is NSNumber.Type, let number = value as? NSNumber { return number.doubleValue }
         switch value {
         case let double as Double: return double
         case let float as Float: return Double(float)
@@ -152,3 +158,4 @@ package enum AttributeConversion {
         return String(describing: Swift.type(of: value))
     }
 }
+
