@@ -27,6 +27,10 @@ package final class EntityLayout: @unchecked Sendable {
     package let attributeTypes: [NSAttributeType]
     /// Whether each slot is a relationship.
     package let isRelationship: [Bool]
+    /// Indices of the properties validation has to look at: mandatory ones, relationships with
+    /// count limits, 16- and 32-bit integers (range checks) and those with validation predicates.
+    /// The others accept any value, so saving skips them without reading their values.
+    package let validatedIndices: [Int]
 
     init(entity: NSEntityDescription) {
         let properties = entity.properties
@@ -64,6 +68,21 @@ package final class EntityLayout: @unchecked Sendable {
         self.toManyIndices = toMany
         self.attributeTypes = types
         self.isRelationship = isRelationship
+        self.validatedIndices = properties.indices.filter { Self.needsValidation(properties[$0]) }
+    }
+
+    private static func needsValidation(_ property: NSPropertyDescription) -> Bool {
+        if property is NSFetchedPropertyDescription { return false }
+        if !property.validationPredicates.isEmpty { return true }
+        if let relationship = property as? NSRelationshipDescription {
+            if !relationship.isOptional { return true }
+            return relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0)
+        }
+        if let attribute = property as? NSAttributeDescription,
+           attribute.attributeType == .integer16AttributeType || attribute.attributeType == .integer32AttributeType {
+            return true
+        }
+        return !property.isOptional && !property.isTransient
     }
 
     /// The number of value slots an object of this entity has.

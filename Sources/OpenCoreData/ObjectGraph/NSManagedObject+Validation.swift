@@ -30,7 +30,8 @@ extension NSManagedObject {
     package func validateAllProperties() throws {
         fireFaultIfNeeded()
         var errors: [NSError] = []
-        for (index, property) in layout.properties.enumerated() where !(property is NSFetchedPropertyDescription) {
+        for index in layout.validatedIndices {
+            let property = layout.properties[index]
             let value: Any?
             if let relationship = property as? NSRelationshipDescription {
                 value = relationship.isToMany ? Array(loadedToMany(at: index).objects) : resolveToOne(at: index)
