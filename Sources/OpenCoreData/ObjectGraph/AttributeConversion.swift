@@ -71,7 +71,14 @@ package enum AttributeConversion {
 
     /// The store value for a public value, or nil when the value's type is wrong for the attribute.
     package static func storeValue(_ value: Any?, type: NSAttributeType) -> StoreValue? {
-        guard let value, !(value is NSNull) else { return .null }
+        guard let value else { return .null }
+        // NSNull is checked only when the value does not convert: a failed class cast from Any
+        // looks up bridging conformances, which costs more than the conversion itself.
+        if let converted = convertedValue(value, type: type) { return converted }
+        return value is NSNull ? .null : nil
+    }
+
+    private static func convertedValue(_ value: Any, type: NSAttributeType) -> StoreValue? {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             return integer(value).map(StoreValue.int)

@@ -226,9 +226,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Removes a deallocating object from the registry.
     package func forget(_ object: NSManagedObject) {
-        let id = object._objectID
-        if let entry = registry[id], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            registry[id] = nil
+        // One hash lookup: every fetched object passes here when it is freed.
+        if let index = registry.index(forKey: object._objectID),
+           registry.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            registry.remove(at: index)
         }
     }
 

@@ -15,16 +15,28 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     public let isTemporaryID: Bool
     /// The identifier of the store that holds the object; empty for temporary IDs.
     package let storeIdentifier: String
-    private let storeReference: WeakStoreReference?
+    private let storeReference: StoreReference?
+    /// The root of the entity's hierarchy, which equality compares: resolved once.
+    private let rootEntity: NSEntityDescription
+    /// `hash`, computed once: IDs are dictionary keys in every registry and cache.
+    private let hashCache: Int
 
     private static let temporaryCounter = Atomic<Int64>(0)
 
-    package init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
+    package convenience init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
+        self.init(entity: entity, primaryKey: primaryKey, reference: StoreReference(store))
+    }
+
+    /// A permanent ID sharing `reference` with the other IDs of one fetch or save: reading the
+    /// store's identifier and making a weak reference once, not once per row.
+    package init(entity: NSEntityDescription, primaryKey: Int64, reference: StoreReference) {
         self.entity = entity
         self.primaryKey = primaryKey
         self.isTemporaryID = false
-        self.storeIdentifier = store.identifier
-        self.storeReference = WeakStoreReference(store)
+        self.storeIdentifier = reference.identifier
+        self.storeReference = reference
+        self.rootEntity = entity.rootEntity
+        self.hashCache = Self.hash(primaryKey: primaryKey, root: rootEntity)
     }
 
     package init(temporaryFor entity: NSEntityDescription) {
@@ -33,6 +45,13 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
         self.isTemporaryID = true
         self.storeIdentifier = ""
         self.storeReference = nil
+        self.rootEntity = entity.rootEntity
+        self.hashCache = Self.hash(primaryKey: primaryKey, root: rootEntity)
+    }
+
+    /// A cheap mix of the key and the hierarchy; the dictionary hashes it again with its seed.
+    private static func hash(primaryKey: Int64, root: NSEntityDescription) -> Int {
+        Int(truncatingIfNeeded: primaryKey) &+ 31 &* Int(bitPattern: ObjectIdentifier(root))
     }
 
     /// The store that holds the object, or nil for a temporary ID or a removed store.
@@ -56,12 +75,10 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
         guard let other = object as? NSManagedObjectID else { return false }
         if other === self { return true }
         return primaryKey == other.primaryKey && isTemporaryID == other.isTemporaryID
-            && storeIdentifier == other.storeIdentifier && entity.rootEntity === other.entity.rootEntity
+            && rootEntity === other.rootEntity && storeIdentifier == other.storeIdentifier
     }
 
-    public override var hash: Int {
-        primaryKey.hashValue &+ 31 &* ObjectIdentifier(entity.rootEntity).hashValue
-    }
+    public override var hash: Int { hashCache }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
@@ -70,11 +87,16 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     }
 }
 
-/// Holds a store weakly so an ID does not keep a removed store alive.
-private final class WeakStoreReference: Sendable {
+/// Holds a store weakly so an ID does not keep a removed store alive, with the store's identifier
+/// as it was when the reference was made. Many IDs share one.
+package final class StoreReference: Sendable {
     // The reference never changes after init; `weak let` is not allowed, so a Mutex guards it.
     private let storage: Mutex<WeakBox>
-    init(_ store: NSPersistentStore) { storage = Mutex(WeakBox(store: store)) }
+    package let identifier: String
+    package init(_ store: NSPersistentStore) {
+        storage = Mutex(WeakBox(store: store))
+        identifier = store.identifier
+    }
     var store: NSPersistentStore? { storage.withLock { $0.store } }
     struct WeakBox: @unchecked Sendable {
         // @unchecked: NSPersistentStore is Sendable; the box only exists to hold it weakly.
