@@ -28,6 +28,8 @@ let package = Package(
             dependencies: [
                 "OpenCoreDataMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API, for binding by position in the store's measured save loops.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -54,11 +54,12 @@ extension SQLiteStore {
                 try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(COALESCE(Z_MAX, 0), ?) WHERE Z_ENT = ?",
                                  [entry.key, Int64(schema.entityNumber(of: entry.root))])
             }
+            let reference = StoreReference(store)
             for insert in request.inserted where insert.objectID.isTemporaryID {
                 let root = ObjectIdentifier(insert.objectID.entity.rootEntity)
                 let key = nextKey[root]!
                 nextKey[root] = key + 1
-                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, store: store)
+                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, reference: reference)
             }
             let map = result.permanentIDs
             func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { id.isTemporaryID ? (map[id] ?? id) : id }
@@ -83,23 +84,28 @@ extension SQLiteStore {
                 try writeUpdate(update, values: values, plan: plan, db: db, store: store)
                 relationshipWork.append((plan, update.snapshot.objectID.primaryKey, values, Set(update.changedIndices)))
             }
-            var insertStatements: [ObjectIdentifier: Statement] = [:]
+            var insertStatements: [ObjectIdentifier: SQLiteBinding] = [:]
             for insert in request.inserted {
                 let id = resolve(insert.objectID)
                 let values = resolved(insert.values)
                 let plan = writePlan(for: id.entity)
-                let statement: Statement
+                let statement: SQLiteBinding
                 if let cached = insertStatements[ObjectIdentifier(plan)] {
                     statement = cached
                 } else {
                     Log.sql.debug("\(plan.insertSQL)")
-                    statement = try db.cachedStatement(sql: plan.insertSQL)
+                    statement = SQLiteBinding(try db.cachedStatement(sql: plan.insertSQL))
                     insertStatements[ObjectIdentifier(plan)] = statement
                 }
-                var arguments: [DatabaseValue] = [id.primaryKey.databaseValue, plan.entityNumber.databaseValue, Int64(max(insert.version, 1)).databaseValue]
-                arguments.reserveCapacity(plan.insertColumns.count + 3)
-                for column in plan.insertColumns { arguments.append(plan.value(of: column.source, in: values, schema: schema)) }
-                statement.setUncheckedArguments(StatementArguments(arguments))
+                statement.reset()
+                try statement.bind(id.primaryKey, at: 1)
+                try statement.bind(plan.entityNumber, at: 2)
+                try statement.bind(Int64(max(insert.version, 1)), at: 3)
+                var index: Int32 = 4
+                for column in plan.insertColumns {
+                    try statement.bind(plan.value(of: column.source, in: values, schema: schema), at: index)
+                    index += 1
+                }
                 try statement.execute()
                 if !plan.joinRelationships.isEmpty || !plan.orderedChildren.isEmpty {
                     relationshipWork.append((plan, id.primaryKey, values, nil))
@@ -118,7 +124,12 @@ extension SQLiteStore {
         for delete in deletes {
             let plan = writePlan(for: delete.objectID.entity)
             let key = delete.objectID.primaryKey.databaseValue
-            try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(plan.table.name)) WHERE Z_PK = ?", [key])
+            let sql = "DELETE FROM \(SQLIdentifier.quote(plan.table.name)) WHERE Z_PK = ?"
+            Log.sql.debug("\(sql)")
+            let statement = SQLiteBinding(try db.cachedStatement(sql: sql))
+            statement.reset()
+            try statement.bind(key, at: 1)
+            try statement.execute()
             for join in plan.joinRelationships {
                 try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(join.table.name)) WHERE \(SQLIdentifier.quote(join.access.selfColumn)) = ?", [key])
                 if join.table.isSelfInverse {
@@ -135,13 +146,17 @@ extension SQLiteStore {
         }
         columns.sort { $0.column < $1.column }
         let sql = plan.updateSQL(columns: columns.map(\.column))
-        var arguments: [DatabaseValue] = [update.snapshot.version.databaseValue]
-        for column in columns { arguments.append(plan.value(of: column.source, in: values, schema: schema)) }
-        arguments.append(update.snapshot.objectID.primaryKey.databaseValue)
-        arguments.append(update.expectedVersion.databaseValue)
         Log.sql.debug("\(sql)")
-        let statement = try db.cachedStatement(sql: sql)
-        statement.setUncheckedArguments(StatementArguments(arguments))
+        let statement = SQLiteBinding(try db.cachedStatement(sql: sql))
+        statement.reset()
+        try statement.bind(update.snapshot.version, at: 1)
+        var index: Int32 = 2
+        for column in columns {
+            try statement.bind(plan.value(of: column.source, in: values, schema: schema), at: index)
+            index += 1
+        }
+        try statement.bind(update.snapshot.objectID.primaryKey, at: index)
+        try statement.bind(update.expectedVersion, at: index + 1)
         try statement.execute()
         if db.changesCount != 1 {
             // Checked before writing, so only a writer that bypassed the lock gets here.
