@@ -95,5 +95,17 @@ package enum SQLiteStoreFunctions {
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
         }
+        db.add(function: matches)
     }
+
+    /// `OCD_MATCHES(subject, pattern, options)`: `MATCHES` with the in-memory engine's semantics,
+    /// for predicate lowering (options are `NSComparisonPredicate.Options` raw values).
+    private static let matches = DatabaseFunction(matchesFunctionName, argumentCount: 3, pure: true) { arguments in
+        guard case .string(let subject) = arguments[0].storage, case .string(let pattern) = arguments[1].storage else { return nil }
+        let raw = SQLiteValueCoding.integer(arguments[2]) ?? 0
+        return StringMatching.matches(subject, pattern: pattern, options: NSComparisonPredicate.Options(rawValue: UInt(raw))) ? 1 : 0
+    }
+
+    /// The SQL name of the `MATCHES` function.
+    package static let matchesFunctionName = "OCD_MATCHES"
 }
