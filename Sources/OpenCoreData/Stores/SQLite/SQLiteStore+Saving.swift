@@ -96,11 +96,17 @@ extension SQLiteStore {
                     statement = try db.cachedStatement(sql: plan.insertSQL)
                     insertStatements[ObjectIdentifier(plan)] = statement
                 }
-                var arguments: [DatabaseValue] = [id.primaryKey.databaseValue, plan.entityNumber.databaseValue, Int64(max(insert.version, 1)).databaseValue]
-                arguments.reserveCapacity(plan.insertColumns.count + 3)
-                for column in plan.insertColumns { arguments.append(plan.value(of: column.source, in: values, schema: schema)) }
-                statement.setUncheckedArguments(StatementArguments(arguments))
-                try statement.execute()
+                let handle = statement.sqliteStatement
+                SQLiteRawBinding.reset(handle)
+                SQLiteRawBinding.bind(id.primaryKey, to: handle, at: 1)
+                SQLiteRawBinding.bind(plan.entityNumber, to: handle, at: 2)
+                SQLiteRawBinding.bind(Int64(max(insert.version, 1)), to: handle, at: 3)
+                var position: Int32 = 4
+                for column in plan.insertColumns {
+                    plan.bind(column.source, in: values, schema: schema, to: handle, at: position)
+                    position += 1
+                }
+                try SQLiteRawBinding.step(statement, db: db)
                 if !plan.joinRelationships.isEmpty || !plan.orderedChildren.isEmpty {
                     relationshipWork.append((plan, id.primaryKey, values, nil))
                 }
