@@ -83,6 +83,9 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
     open var propertiesToGroupBy: [Any]?
     /// A filter on grouped results.
     open var havingPredicate: NSPredicate?
+    /// A predicate read from a model file, kept as its format string (with the substitution
+    /// variables of `fetchRequestFromTemplate`) until it can become `predicate`.
+    package var pendingPredicate: PendingPredicate?
 
     /// Creates a request for an entity name.
     public init(entityName: String) {
@@ -116,6 +119,7 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
         copy.propertiesToGroupBy = propertiesToGroupBy
         copy.havingPredicate = havingPredicate
         copy.affectedStores = affectedStores
+        copy.pendingPredicate = pendingPredicate
         return copy
     }
 
@@ -140,6 +144,7 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
         copy.propertiesToGroupBy = propertiesToGroupBy
         copy.havingPredicate = havingPredicate
         copy.affectedStores = affectedStores
+        copy.pendingPredicate = pendingPredicate
         return copy
     }
 
