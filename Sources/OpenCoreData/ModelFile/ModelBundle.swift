@@ -52,26 +52,34 @@ package struct ModelBundle {
     private static func xcdatamodeldCurrentVersion(_ url: URL, versions: [(name: String, url: URL)],
                                                    location: ModelFileLocation) throws -> String {
         let available = versions.map(\.name)
+        guard let only = available.first else {
+            throw ModelFileError.missing(location, "the bundle contains no .xcdatamodel version")
+        }
         let currentFile = url.appendingPathComponent(".xccurrentversion")
-        guard FileManager.default.fileExists(atPath: currentFile.path) else {
-            guard let only = available.first else {
-                throw ModelFileError.missing(location, "the bundle contains no .xcdatamodel version")
+        var named: String?
+        if FileManager.default.fileExists(atPath: currentFile.path) {
+            let fileLocation = ModelFileLocation(url: currentFile)
+            guard let dictionary = try readPlist(currentFile, location: fileLocation) as? [String: Any] else {
+                throw ModelFileError.corrupt(fileLocation, "it is not a dictionary")
             }
-            guard available.count == 1 else {
-                throw ModelFileError.missing(location, "the bundle has \(available.count) versions (\(list(available))) but no .xccurrentversion naming the current one")
+            if let value = dictionary["_XCCurrentVersionName"] {
+                guard let name = value as? String, !name.isEmpty else {
+                    throw ModelFileError.corrupt(fileLocation, "_XCCurrentVersionName is not a version name")
+                }
+                let versionName = (name as NSString).pathExtension == "xcdatamodel" ? (name as NSString).deletingPathExtension : name
+                guard available.contains(versionName) else {
+                    throw ModelFileError.missing(fileLocation, "it names the current version '\(name)', which is not in the bundle (versions: \(list(available)))")
+                }
+                named = versionName
             }
-            return only
         }
-        let fileLocation = ModelFileLocation(url: currentFile)
-        let plist = try readPlist(currentFile, location: fileLocation)
-        guard let dictionary = plist as? [String: Any], let name = dictionary["_XCCurrentVersionName"] as? String else {
-            throw ModelFileError.corrupt(fileLocation, "it has no _XCCurrentVersionName string")
-        }
-        let versionName = (name as NSString).pathExtension == "xcdatamodel" ? (name as NSString).deletingPathExtension : name
-        guard available.contains(versionName) else {
-            throw ModelFileError.missing(fileLocation, "it names the current version '\(name)', which is not in the bundle (versions: \(list(available)))")
-        }
-        return versionName
+        if let named { return named }
+        // No current version recorded (no .xccurrentversion, or an empty one): a single version
+        // is current; otherwise the version named like the bundle, which Xcode creates first.
+        if available.count == 1 { return only }
+        let baseName = url.deletingPathExtension().lastPathComponent
+        if available.contains(baseName) { return baseName }
+        throw ModelFileError.missing(location, "the bundle has \(available.count) versions (\(list(available))) but no .xccurrentversion naming the current one")
     }
 
     private static func momdCurrentVersion(_ url: URL, versions: [(name: String, url: URL)],

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// Checked: every relationship's destination exists, every named inverse exists on the
 /// destination and is a relationship, no property shadows an inherited one, fetched properties
-/// name an existing entity, and uniqueness constraints, compound indexes and fetch indexes name
-/// existing properties.
+/// name an existing entity, and fetch indexes name existing properties. Uniqueness constraints
+/// and compound indexes that name a missing property are dropped with a logged warning.
 package struct ModelChecker {
     let location: ModelFileLocation
     /// Source lines of entities, when the model came from XML.
@@ -38,20 +38,22 @@ package struct ModelChecker {
                     request.entity = target
                 }
             }
+            // Constraint and compound-index groups naming a missing property are dropped, with a
+            // warning, rather than failing the load: hand-edited models in the wild have them
+            // (MomXML's test model), and a store can't create an index over a missing column.
             let properties = entity.propertiesByName
-            for group in entity.uniquenessConstraints {
-                for item in group {
-                    guard let propertyName = item as? String ?? (item as? NSPropertyDescription)?.name,
-                          properties[propertyName] != nil
-                    else { throw ModelFileError.invalidModel(location, "a uniqueness constraint names a property that does not exist: \(item)") }
+            func resolves(_ group: [Any]) -> Bool {
+                group.allSatisfy { item in
+                    (item as? String ?? (item as? NSPropertyDescription)?.name).map { properties[$0] != nil } ?? false
                 }
             }
-            for group in entity.compoundIndexes {
-                for item in group {
-                    guard let propertyName = item as? String ?? (item as? NSPropertyDescription)?.name,
-                          properties[propertyName] != nil
-                    else { throw ModelFileError.invalidModel(location, "a compound index names a property that does not exist: \(item)") }
-                }
+            if !entity.uniquenessConstraints.allSatisfy(resolves) {
+                Log.modelFile.warning("\(location.text): dropping uniqueness constraints that name missing properties: \(entity.uniquenessConstraints.filter { !resolves($0) })")
+                entity.uniquenessConstraints = entity.uniquenessConstraints.filter(resolves)
+            }
+            if !entity.compoundIndexes.allSatisfy(resolves) {
+                Log.modelFile.warning("\(location.text): dropping compound indexes that name missing properties: \(entity.compoundIndexes.filter { !resolves($0) })")
+                entity.compoundIndexes = entity.compoundIndexes.filter(resolves)
             }
             for index in entity.indexes {
                 for element in index.elements where !(element.property is NSExpressionDescription) {
