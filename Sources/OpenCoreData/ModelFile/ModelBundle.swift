@@ -44,9 +44,10 @@ package struct ModelBundle {
         } catch {
             throw ModelFileError.unreadable(location, underlying: error)
         }
+        // Version order: by name, numbers compared as numbers ("Model", "Model 2", "Model 10").
         return names.filter { ($0 as NSString).pathExtension == pathExtension }
-            .sorted()
             .map { (name: ($0 as NSString).deletingPathExtension, url: url.appendingPathComponent($0)) }
+            .sorted { $0.name.compare($1.name, options: [.numeric]) == .orderedAscending }
     }
 
     private static func xcdatamodeldCurrentVersion(_ url: URL, versions: [(name: String, url: URL)],
