@@ -1,7 +1,7 @@
 import Foundation
 
-/// A reader for `NSKeyedArchiver` archives built on `PropertyListSerialization` alone: no
-/// Objective-C runtime, no class lookups, no `NSKeyedUnarchiver`.
+/// A reader for `NSKeyedArchiver` archives built on property lists alone: no Objective-C runtime,
+/// no class lookups, no `NSKeyedUnarchiver` (binary plists through ``PropertyListReader``).
 ///
 /// An archive is a property list `{ $archiver, $version, $top: { root: UID }, $objects: [...] }`.
 /// Objects are dictionaries whose `$class` points to `{ $classname, $classes }`; references between
@@ -24,7 +24,9 @@ package struct KeyedArchive {
         self.location = location
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            plist = try PropertyListReader.propertyList(from: data)
+        } catch let error as PropertyListError {
+            throw ModelFileError.corrupt(location, "not a property list (\(error.reason))", underlying: error)
         } catch {
             throw ModelFileError.corrupt(location, "not a property list (\((error as NSError).localizedDescription))", underlying: error)
         }
@@ -100,10 +102,11 @@ package struct KeyedArchive {
 
     /// The index a UID refers to, or nil when the value is not a UID.
     ///
-    /// `PropertyListSerialization` hands UIDs back as an opaque Foundation class; its value is
-    /// read through reflection (Linux), its description (Darwin), or the `{CF$UID: n}` dictionary
-    /// an XML-format archive uses.
+    /// Binary archives give ``KeyedArchiveUID``s. For XML archives `PropertyListSerialization`
+    /// hands UIDs back as an opaque Foundation class; its value is read through reflection
+    /// (Linux), its description (Darwin), or the `{CF$UID: n}` dictionary form.
     static func uid(_ raw: Any) -> Int? {
+        if let uid = raw as? KeyedArchiveUID { return uid.index }
         if let dictionary = raw as? [String: Any], dictionary.count == 1, let value = dictionary["CF$UID"] {
             return (value as? NSNumber).flatMap { Int(exactly: $0.int64Value) }
         }

@@ -113,7 +113,7 @@ package struct ModelBundle {
             throw ModelFileError.unreadable(location, underlying: error)
         }
         do {
-            return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            return try PropertyListReader.propertyList(from: data)
         } catch {
             throw ModelFileError.corrupt(location, "not a property list", underlying: error)
         }

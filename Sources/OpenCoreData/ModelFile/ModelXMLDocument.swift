@@ -42,6 +42,12 @@ package enum ModelXMLDocument {
     ///
     /// - Throws: `NSFileReadCorruptFileError` naming the file and line when the XML is malformed.
     package static func parse(_ data: Data, location: ModelFileLocation) throws -> ModelXMLElement {
+        // swift-corelibs-foundation's XMLParser traps on names that are not valid UTF-8 (found by
+        // the fuzz tests), and Xcode writes model XML in UTF-8 only, so check the encoding first.
+        if let offset = invalidUTF8Offset(in: data) {
+            let line = data.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw ModelFileError.corrupt(location.line(line), "the XML is not valid UTF-8 (byte \(offset))")
+        }
         let builder = TreeBuilder(maximumDepth: maximumDepth)
         let (succeeded, parserError, line) = parseLock.withLock { _ -> (Bool, (any Error)?, Int) in
             let parser = XMLParser(data: data)
@@ -59,6 +65,27 @@ package enum ModelXMLDocument {
             throw ModelFileError.corrupt(location.line(line > 0 ? line : nil), "malformed XML (\(detail))", underlying: parserError)
         }
         return root
+    }
+}
+
+extension ModelXMLDocument {
+    /// The offset of the first byte that is not part of a valid UTF-8 sequence, or nil.
+    static func invalidUTF8Offset(in data: Data) -> Int? {
+        var offset = 0
+        var iterator = data.makeIterator()
+        var decoder = UTF8()
+        var lastGood = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                offset += UTF8.width(scalar)
+                lastGood = offset
+            case .emptyInput:
+                return nil
+            case .error:
+                return lastGood
+            }
+        }
     }
 }
 
