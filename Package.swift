@@ -49,7 +49,7 @@ let package = Package(
             name: "OpenCoreDataMacrosTests",
             dependencies: [
                 "OpenCoreDataMacros",
-                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]
         ),
     ]

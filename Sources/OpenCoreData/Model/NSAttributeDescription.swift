@@ -80,9 +80,6 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
     /// The expression that computes the value.
     open var derivationExpression: NSExpression? = nil { willSet { checkMutable("derivationExpression") } }
 
-    /// The derivation expression read from a model file, as its format string (`pages.@count`).
-    package var derivationExpressionFormat: String?
-
     public required init() {
         super.init()
         isReadOnly = false
@@ -91,7 +88,6 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
     open override func copyFields(into copy: NSPropertyDescription) {
         super.copyFields(into: copy)
         (copy as? NSDerivedAttributeDescription)?.derivationExpression = derivationExpression
-        (copy as? NSDerivedAttributeDescription)?.derivationExpressionFormat = derivationExpressionFormat
     }
 }
 

@@ -37,10 +37,6 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity the property belongs to.
     open internal(set) weak var entity: NSEntityDescription!
 
-    /// Validation rules read from a model file, kept as predicate format strings until they can
-    /// become `validationPredicates` (see `ModelFile/PendingPredicates.swift`).
-    package var pendingValidationRules: [PendingValidationRule] = []
-
     /// Set once the owning model is frozen.
     package var isFrozen = false
 
@@ -82,7 +78,6 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
         copy.renamingIdentifier = renamingIdentifier
         copy.validationPredicates = validationPredicates
         copy.validationWarnings = validationWarnings
-        copy.pendingValidationRules = pendingValidationRules
     }
 
     private static func makeCopy(of property: NSPropertyDescription) -> NSPropertyDescription {

@@ -8,9 +8,10 @@ import Foundation
 /// fetch indexes, fetch requests and configurations onto OpenCoreData's model classes.
 ///
 /// Not decoded (no fixture shows their archived form): `allowsExternalBinaryDataStorage`,
-/// composite attribute elements, fetch request flag bits and sort descriptors. Predicates and
-/// expressions become format strings (see `PendingPredicates`). An app's own `NSCoding` default
-/// value (a transformable attribute's) is dropped: the class isn't there to decode it.
+/// composite attribute elements and fetch request flag bits. Archived predicates and expressions
+/// are rebuilt as format strings and parsed (see `ModelPredicates`); one that can't be is logged
+/// and left out. An app's own `NSCoding` default value (a transformable attribute's) is dropped:
+/// the class isn't there to decode it.
 package struct ModelArchiveReader {
     let location: ModelFileLocation
 
@@ -98,7 +99,6 @@ private final class Builder {
             if let entityName = request.entityName { request.entity = model.entitiesByName[entityName] }
             model.setFetchRequestTemplate(request, forName: name)
         }
-        PendingPredicates.resolve(in: model)
     }
 
     // MARK: - Entities
@@ -269,7 +269,10 @@ private final class Builder {
         property.versionHashModifier = try object.string("NSVersionHashModifier")
         property.renamingIdentifier = try object.string("NSRenamingIdentifier")
         property.userInfo = try userInfo(object)
-        property.pendingValidationRules = try validationRules(object)
+        let rules = try validationRules(object, location: location)
+        if !rules.isEmpty {
+            property.setValidationPredicates(rules.map(\.predicate), withValidationWarnings: rules.map(\.warning))
+        }
         return property
     }
 
@@ -278,7 +281,7 @@ private final class Builder {
         if object.isKind(of: "NSDerivedAttributeDescription") {
             let derived = NSDerivedAttributeDescription()
             if let expression = try object.object("NSDerivationExpression") {
-                derived.derivationExpressionFormat = try? formatter.expression(expression)
+                derived.derivationExpression = ModelPredicates.archivedExpression(try? formatter.expression(expression), location: location)
             }
             attribute = derived
         } else if object.isKind(of: "NSCompositeAttributeDescription") {
@@ -332,15 +335,17 @@ private final class Builder {
         return relationship
     }
 
-    private func validationRules(_ object: ArchivedObject) throws -> [PendingValidationRule] {
+    private func validationRules(_ object: ArchivedObject, location: ModelFileLocation) throws -> [(predicate: NSPredicate, warning: String)] {
         let predicates = try object.elements("NSValidationPredicates")
         guard !predicates.isEmpty else { return [] }
         let warnings = try object.elements("NSValidationWarnings")
-        var rules: [PendingValidationRule] = []
+        var rules: [(predicate: NSPredicate, warning: String)] = []
         for (offset, value) in predicates.enumerated() {
-            guard case .object(let predicate) = value, let format = try? formatter.predicate(predicate) else { continue }
+            guard case .object(let archived) = value,
+                  let predicate = ModelPredicates.archivedPredicate(try? formatter.predicate(archived), location: location)
+            else { continue }
             let warning = offset < warnings.count ? (warnings[offset].stringValue ?? "") : ""
-            rules.append(PendingValidationRule(format: format, warning: warning))
+            rules.append((predicate, warning))
         }
         return rules
     }
@@ -354,9 +359,18 @@ private final class Builder {
         } else if let entityName = try object.string("NSEntityName") {
             request.setEntityName(entityName)
         }
-        if let predicate = try object.object("NSPredicate"), let format = try? formatter.predicate(predicate) {
-            request.pendingPredicate = PendingPredicate(format: format)
+        if let predicate = try object.object("NSPredicate") {
+            request.predicate = ModelPredicates.archivedPredicate(try? formatter.predicate(predicate), location: location)
         }
+        let sortDescriptors = try object.elements("NSSortDescriptors").compactMap { value -> NSSortDescriptor? in
+            guard case .object(let descriptor) = value, let key = try descriptor.string("NSKey") else { return nil }
+            let ascending = try descriptor.bool("NSAscending") ?? true
+            guard let selector = try descriptor.string("NSSelector"), selector != "compare:" else {
+                return NSSortDescriptor(key: key, ascending: ascending)
+            }
+            return NSSortDescriptor(key: key, ascending: ascending, selector: Selector(selector))
+        }
+        if !sortDescriptors.isEmpty { request.sortDescriptors = sortDescriptors }
         request.fetchLimit = max(0, try object.integer("NSFetchLimit") ?? 0)
         request.fetchOffset = max(0, try object.integer("NSFetchOffset") ?? 0)
         request.fetchBatchSize = max(0, try object.integer("NSBatchSize") ?? 0)

@@ -147,12 +147,7 @@ extension NSManagedObjectModel {
         guard let template = fetchRequestTemplate(forName: name),
               let request = template.copy() as? NSFetchRequest<NSFetchRequestResult>
         else { return nil }
-        if var pending = request.pendingPredicate {
-            pending.substitutionVariables.merge(variables) { _, new in new }
-            request.pendingPredicate = pending
-            request.predicate = nil
-            PendingPredicates.resolve(request)
-        }
+        request.predicate = template.predicate?.withSubstitutionVariables(variables)
         return request
     }
 }

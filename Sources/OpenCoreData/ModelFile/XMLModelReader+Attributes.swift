@@ -18,7 +18,9 @@ extension XMLModelReader {
             attribute = try readComposite(element, composites: composites, location: location, path: compositePath)
         } else if element.flag("derived") {
             let derived = NSDerivedAttributeDescription()
-            derived.derivationExpressionFormat = nonEmpty(element["derivationExpression"])
+            if let format = nonEmpty(element["derivationExpression"]) {
+                derived.derivationExpression = try ModelPredicates.expression(format, location: location)
+            }
             attribute = derived
         } else {
             attribute = NSAttributeDescription()
@@ -33,7 +35,10 @@ extension XMLModelReader {
         attribute.preservesValueInHistoryOnDeletion = element.flag("preserveAfterDeletion")
         attribute.usesScalarValueType = element.flag("usesScalarValueType")
         attribute.defaultValue = try defaultValue(element, type: type, location: location)
-        attribute.pendingValidationRules = try validationRules(element, type: type, location: location)
+        let rules = try validationRules(element, type: type, location: location)
+        if !rules.isEmpty {
+            attribute.setValidationPredicates(rules.map(\.predicate), withValidationWarnings: rules.map(\.warning))
+        }
         return attribute
     }
 
@@ -129,30 +134,34 @@ extension XMLModelReader {
 
     // MARK: - Validation
 
-    /// The model editor's minimum, maximum and pattern as Apple's predicate formats.
-    private func validationRules(_ element: ModelXMLElement, type: NSAttributeType, location: ModelFileLocation) throws -> [PendingValidationRule] {
-        var rules: [PendingValidationRule] = []
+    /// The model editor's minimum, maximum and pattern, as the predicates Xcode's compiler makes:
+    /// numbers `SELF >= 1`, lengths of strings and data `length <= 20`, dates
+    /// `SELF >= CAST(284000400.000000, "NSDate")` and patterns `SELF MATCHES "[a-z]+"`.
+    private func validationRules(_ element: ModelXMLElement, type: NSAttributeType,
+                                 location: ModelFileLocation) throws -> [(predicate: NSPredicate, warning: String)] {
+        var rules: [(predicate: NSPredicate, warning: String)] = []
+        func add(_ format: String, _ argument: Any, _ warning: String) throws {
+            rules.append((try ModelPredicates.predicate(format, arguments: [argument], location: location), warning))
+        }
         switch type {
         case .dateAttributeType:
             for (attribute, textAttribute, comparison, word) in [("minDateTimeInterval", "minValueString", ">=", "earliest"),
                                                                 ("maxDateTimeInterval", "maxValueString", "<=", "latest")] {
-                let seconds: Double
+                let date: Date
                 if let interval = element[attribute] {
-                    guard let value = Double(interval), value.isFinite else {
+                    guard let seconds = Double(interval), seconds.isFinite else {
                         throw ModelFileError.corrupt(location, "\(attribute) '\(interval)' is not a number")
                     }
-                    seconds = value
+                    date = Date(timeIntervalSinceReferenceDate: seconds)
                 } else if let text = element[textAttribute] {
-                    guard let date = Self.parseDate(text) else {
+                    guard let parsed = Self.parseDate(text) else {
                         throw ModelFileError.corrupt(location, "\(textAttribute) '\(text)' is not a date")
                     }
-                    seconds = date.timeIntervalSinceReferenceDate
+                    date = parsed
                 } else {
                     continue
                 }
-                let literal = String(format: "%.6f", seconds)
-                rules.append(PendingValidationRule(format: "SELF \(comparison) CAST(\(literal), 'NSDate')",
-                                                   warning: "\(word) date \(literal)"))
+                try add("SELF \(comparison) %@", date, "\(word) date \(date)")
             }
         case .stringAttributeType, .binaryDataAttributeType, .URIAttributeType:
             for (attribute, comparison, word) in [("minValueString", ">=", "minimum"), ("maxValueString", "<=", "maximum")] {
@@ -160,22 +169,32 @@ extension XMLModelReader {
                 guard let length = Int(text), length >= 0 else {
                     throw ModelFileError.corrupt(location, "\(attribute) '\(text)' is not a length")
                 }
-                rules.append(PendingValidationRule(format: "length \(comparison) \(length)", warning: "\(word) length \(length)"))
+                try add("length \(comparison) %@", NSNumber(value: length), "\(word) length \(length)")
             }
         default:
             guard type.isNumeric else { break }
             for (attribute, comparison, word) in [("minValueString", ">=", "minimum"), ("maxValueString", "<=", "maximum")] {
                 guard let text = element[attribute] else { continue }
-                guard let value = Double(text), value.isFinite else {
+                guard let bound = Self.number(text, type: type) else {
                     throw ModelFileError.corrupt(location, "\(attribute) '\(text)' is not a number")
                 }
-                rules.append(PendingValidationRule(format: "SELF \(comparison) \(text)", warning: "\(word) value \(text)"))
+                try add("SELF \(comparison) %@", bound, "\(word) value \(text)")
             }
         }
         if let pattern = nonEmpty(element["regularExpressionString"]) {
-            let escaped = pattern.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
-            rules.append(PendingValidationRule(format: "SELF MATCHES '\(escaped)'", warning: "pattern \(pattern)"))
+            try add("SELF MATCHES %@", pattern, "pattern \(pattern)")
         }
         return rules
+    }
+
+    /// A numeric bound as written: an integer when it is one, a decimal for Decimal attributes.
+    static func number(_ text: String, type: NSAttributeType) -> NSNumber? {
+        if type == .decimalAttributeType {
+            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else { return nil }
+            return NSDecimalNumber(decimal: value)
+        }
+        if let integer = Int64(text) { return NSNumber(value: integer) }
+        guard let value = Double(text), value.isFinite else { return nil }
+        return NSNumber(value: value)
     }
 }

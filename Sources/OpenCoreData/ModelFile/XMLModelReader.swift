@@ -82,7 +82,6 @@ package struct XMLModelReader {
             }
             model.setEntities(members, forConfigurationName: name)
         }
-        PendingPredicates.resolve(in: model)
     }
 
     // MARK: - Entities
@@ -282,7 +281,18 @@ package struct XMLModelReader {
             request.entity = entity
         }
         if let format = nonEmpty(element["predicateString"]) {
-            request.pendingPredicate = PendingPredicate(format: format)
+            if byName != nil {
+                request.predicate = try ModelPredicates.predicate(format, location: location)
+            } else {
+                // A fetched property is evaluated lazily, and a model with a broken one should
+                // still open its store; it matches nothing rather than everything.
+                do {
+                    request.predicate = try ModelPredicates.predicate(format, location: location)
+                } catch {
+                    Log.modelFile.warning("\((error as NSError).localizedDescription) The fetched property matches nothing.")
+                    request.predicate = NSPredicate(value: false)
+                }
+            }
         }
         if let text = element["resultType"] {
             guard let raw = UInt(text) else { throw ModelFileError.corrupt(location, "resultType '\(text)' is not a number") }

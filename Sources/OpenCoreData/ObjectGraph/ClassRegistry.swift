@@ -15,6 +15,8 @@ package final class ClassRegistry: Sendable {
         var byEntity: [ObjectIdentifier: EntityEntry] = [:]
         var byClassName: [String: NSManagedObject.Type] = [:]
         var models: [WeakModel] = []
+        /// Modules that registered classes came from, tried for bare class names.
+        var modules: [String] = []
     }
     private struct WeakModel { weak var model: NSManagedObjectModel? }
     private struct EntityEntry {
@@ -26,13 +28,28 @@ package final class ClassRegistry: Sendable {
     package func register(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
         state.withLock { state in
             state.byEntity[ObjectIdentifier(entity)] = EntityEntry(entity: entity, type: type)
+            Self.noteModule(of: type, in: &state)
             state.byClassName[NSManagedObject.bareClassName(of: type)] = type
             state.byClassName[String(reflecting: type)] = type
         }
     }
 
+    private static func noteModule(of type: NSManagedObject.Type, in state: inout State) {
+        let full = String(reflecting: type)
+        guard let dot = full.firstIndex(of: ".") else { return }
+        let module = String(full[..<dot])
+        if !state.modules.contains(module) { state.modules.append(module) }
+    }
+
+    /// Registers a class for an entity unless it already is; cheap when it is (one lock, no strings).
+    package func registerIfNeeded(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
+        if registeredType(for: entity) == type { return }
+        register(type, for: entity)
+    }
+
     package func register(_ type: NSManagedObject.Type) {
         state.withLock { state in
+            Self.noteModule(of: type, in: &state)
             state.byClassName[NSManagedObject.bareClassName(of: type)] = type
             state.byClassName[String(reflecting: type)] = type
         }
@@ -71,6 +88,9 @@ package final class ClassRegistry: Sendable {
         if name.contains("."), let type = _typeByName(name) as? NSManagedObject.Type { return type }
         let bare = name.split(separator: ".").last.map(String.init) ?? name
         if let type = state.withLock({ $0.byClassName[bare] }) { return type }
+        for module in state.withLock({ $0.modules }) {
+            if let type = _typeByName("\(module).\(bare)") as? NSManagedObject.Type { return type }
+        }
         return NSManagedObject.self
     }
 

@@ -83,9 +83,6 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
     open var propertiesToGroupBy: [Any]?
     /// A filter on grouped results.
     open var havingPredicate: NSPredicate?
-    /// A predicate read from a model file, kept as its format string (with the substitution
-    /// variables of `fetchRequestFromTemplate`) until it can become `predicate`.
-    package var pendingPredicate: PendingPredicate?
 
     /// Creates a request for an entity name.
     public init(entityName: String) {
@@ -99,7 +96,12 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
     }
 
     open func copy(with zone: NSZone? = nil) -> Any {
-        let copy = NSFetchRequest<ResultType>()
+        retyped(ResultType.self)
+    }
+
+    /// The same request with another result type parameter.
+    package func retyped<Other>(_: Other.Type) -> NSFetchRequest<Other> {
+        let copy = NSFetchRequest<Other>()
         copy._entity = _entity
         copy._entityName = _entityName
         copy.predicate = predicate
@@ -119,32 +121,6 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
         copy.propertiesToGroupBy = propertiesToGroupBy
         copy.havingPredicate = havingPredicate
         copy.affectedStores = affectedStores
-        copy.pendingPredicate = pendingPredicate
-        return copy
-    }
-
-    /// The same request with another result type parameter.
-    package func retyped<Other>(_: Other.Type) -> NSFetchRequest<Other> {
-        let copy = NSFetchRequest<Other>()
-        copy.entity = _entity
-        if _entity == nil, let name = _entityName { copy.setEntityName(name) }
-        copy.predicate = predicate
-        copy.sortDescriptors = sortDescriptors
-        copy.fetchLimit = fetchLimit
-        copy.fetchOffset = fetchOffset
-        copy.fetchBatchSize = fetchBatchSize
-        copy.includesSubentities = includesSubentities
-        copy.includesPendingChanges = includesPendingChanges
-        copy.resultType = resultType
-        copy.propertiesToFetch = propertiesToFetch
-        copy.returnsDistinctResults = returnsDistinctResults
-        copy.includesPropertyValues = includesPropertyValues
-        copy.returnsObjectsAsFaults = returnsObjectsAsFaults
-        copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
-        copy.propertiesToGroupBy = propertiesToGroupBy
-        copy.havingPredicate = havingPredicate
-        copy.affectedStores = affectedStores
-        copy.pendingPredicate = pendingPredicate
         return copy
     }
 

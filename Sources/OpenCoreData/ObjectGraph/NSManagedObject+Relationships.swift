@@ -256,6 +256,14 @@ final class RelationshipMutableSet: NSMutableSet {
     override func removeAllObjects() {
         for object in Array(storage.objects) { owner.removeFromToMany(object, at: index) }
     }
+
+    override var allObjects: [Any] { Array(storage.objects) }
+
+    override func contains(_ anObject: Any) -> Bool { member(anObject) != nil }
+
+    override func addObjects(from array: [Any]) {
+        for object in array { add(object) }
+    }
 }
 
 /// The `NSMutableOrderedSet` that `mutableOrderedSetValue(forKey:)` returns.
@@ -302,5 +310,37 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     override func replaceObject(at idx: Int, with object: Any) {
         removeObject(at: idx)
         insert(object, at: idx)
+    }
+
+    override func add(_ object: Any) {
+        insert(object, at: count)
+    }
+
+    override func addObjects(from array: [Any]) {
+        for object in array { add(object) }
+    }
+
+    override func remove(_ object: Any) {
+        guard let object = object as? NSManagedObject else { return }
+        owner.removeFromToMany(object, at: index)
+    }
+
+    override func removeAllObjects() {
+        for object in Array(storage.objects) { owner.removeFromToMany(object, at: index) }
+    }
+
+    override func moveObjects(at indexes: IndexSet, to idx: Int) {
+        let moving = indexes.map { storage.objects[$0] }
+        var remaining = Array(storage.objects)
+        for offset in indexes.reversed() { remaining.remove(at: offset) }
+        let target = Swift.min(idx, remaining.count)
+        remaining.insert(contentsOf: moving, at: target)
+        owner.replaceToMany(at: index, with: remaining)
+    }
+
+    override func exchangeObject(at idx1: Int, withObjectAt idx2: Int) {
+        var objects = Array(storage.objects)
+        objects.swapAt(idx1, idx2)
+        owner.replaceToMany(at: index, with: objects)
     }
 }

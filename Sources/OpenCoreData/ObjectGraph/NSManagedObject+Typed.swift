@@ -193,7 +193,14 @@ extension NSManagedObject {
 
     /// Reads a to-one relationship (`@Managed var location: Location?`).
     public func managedValue<Destination: NSManagedObject>(forKey key: String) -> Destination? {
-        if let recorder = keyRecorder { recorder.record(key); return nil }
+        if let recorder = keyRecorder {
+            recorder.record(key)
+            // Hand back a probe of the destination, so `\Todo.location?.placeName` records both keys.
+            guard let destination = (layout.propertiesByName[key] as? NSRelationshipDescription)?.destinationEntity else { return nil }
+            let probe = Destination(entity: destination, insertInto: nil)
+            probe.keyRecorder = recorder
+            return probe
+        }
         return resolveToOne(at: slotIndex(forKey: key)) as? Destination
     }
 
@@ -325,10 +332,24 @@ extension NSManagedObject {
     /// reading the property on a probe object that records the key instead of touching data.
     /// Returns nil for key paths that do not end in a `@Managed` property of `entity`.
     package static func keyName<Root: NSManagedObject, Value>(for keyPath: KeyPath<Root, Value>, entity: NSEntityDescription) -> String? {
-        let probe = Root(entity: entity, insertInto: nil)
+        keyName(forAny: keyPath, probe: Root(entity: entity, insertInto: nil))
+    }
+
+    static func keyName(forAny keyPath: AnyKeyPath, probe: NSManagedObject) -> String? {
         let recorder = KeyRecorder()
         probe.keyRecorder = recorder
         _ = probe[keyPath: keyPath]
-        return recorder.keys.last
+        return recorder.keys.isEmpty ? nil : recorder.keys.joined(separator: ".")
+    }
+}
+
+extension NSManagedObject: KeyPathNameProviding {
+    /// The model key path a Swift key path on a `@Managed` subclass reads, found by probing.
+    ///
+    /// Used by `#Predicate` translation and `NSSortDescriptor(keyPath:ascending:)`. The class's
+    /// entity must be known (a coordinator uses its model); otherwise nil.
+    public static func keyValueCodingName(for keyPath: AnyKeyPath) -> String? {
+        guard let entity = ClassRegistry.shared.entity(for: self) else { return nil }
+        return keyName(forAny: keyPath, probe: self.init(entity: entity, insertInto: nil))
     }
 }

@@ -34,6 +34,9 @@ extension NSManagedObject {
             let value: Any?
             if let relationship = property as? NSRelationshipDescription {
                 value = relationship.isToMany ? Array(loadedToMany(at: index).objects) : resolveToOne(at: index)
+            } else if layout.attributeTypes[index].isInteger, case .int(let raw) = storeValue(at: index) {
+                // The stored value, not the type-truncated one value(forKey:) would return.
+                value = NSNumber(value: raw)
             } else {
                 value = publicValue(at: index)
             }

@@ -45,7 +45,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The entity the object is an instance of.
     public final let entity: NSEntityDescription
     package final let layout: EntityLayout
-    package final var _objectID: NSManagedObjectID
+    /// The object's ID; a temporary one is made on first use, so fetched objects never pay for one.
+    package final var _objectID: NSManagedObjectID {
+        get {
+            if let id = objectIDStorage { return id }
+            let id = NSManagedObjectID(temporaryFor: entity)
+            objectIDStorage = id
+            return id
+        }
+        set { objectIDStorage = newValue }
+    }
+    private final var objectIDStorage: NSManagedObjectID?
     package final weak var _context: NSManagedObjectContext?
 
     /// Current values; empty while the object is a fault.
@@ -56,6 +66,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     package final var faulted = false
     package final var insertedFlag = false
     package final var deletedFlag = false
+    /// Set while the slots of an object created outside a context still need their default values.
+    package final var needsDefaults = false
     /// Set when the object's row could not be found while firing a fault.
     package final var inaccessible = false
     /// The batch this fault was fetched in; firing it loads the whole batch.
@@ -75,12 +87,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
         self.entity = entity
         self.layout = entity.layout
-        self._objectID = NSManagedObjectID(temporaryFor: entity)
         super.init()
-        slots = Self.initialSlots(layout: layout)
-        Self.registerClass(type(of: self), for: entity)
+        if type(of: self) != NSManagedObject.self {
+            ClassRegistry.shared.registerIfNeeded(type(of: self), for: entity)
+        }
         if let context {
+            slots = Self.initialSlots(layout: layout)
             context.insert(self)
+        } else {
+            // Defaults are filled in on first use; a fetch replaces them with the row instead.
+            faulted = true
+            needsDefaults = true
         }
     }
 
@@ -139,7 +156,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// Whether the object is a fault: its values have not been loaded.
-    public final var isFault: Bool { faulted }
+    public final var isFault: Bool { faulted && !needsDefaults }
 
     /// Whether the object is inserted, updated or deleted.
     public final var hasChanges: Bool { isInserted || isDeleted || isUpdated }
@@ -148,7 +165,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     public final var hasPersistentChangedValues: Bool { !changedValues().isEmpty }
 
     /// The fault state: 0 when fully realized, 1 when a fault.
-    public final var faultingState: Int { faulted ? 1 : 0 }
+    public final var faultingState: Int { isFault ? 1 : 0 }
 
     // MARK: - Class and entity lookup
 
@@ -176,9 +193,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         return ClassRegistry.shared.entity(for: self, in: model)
     }
 
-    static func registerClass(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
-        if type != NSManagedObject.self { ClassRegistry.shared.register(type, for: entity) }
-    }
 
     // MARK: - Lifecycle hooks
 
@@ -237,7 +251,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     open override var description: String {
         let name = entity.name ?? "?"
-        if faulted { return "<\(Swift.type(of: self)): \(name)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: <fault>)" }
+        if isFault { return "<\(Swift.type(of: self)): \(name)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: <fault>)" }
+        fireFaultIfNeeded()
         let values = layout.properties.map { "\($0.name) = \(describeSlot(named: $0.name))" }.joined(separator: "; ")
         return "<\(Swift.type(of: self)): \(name)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: {\(values)})"
     }

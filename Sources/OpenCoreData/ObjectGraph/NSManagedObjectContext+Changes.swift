@@ -16,6 +16,11 @@ extension NSManagedObjectContext {
             pendingDeleted[ObjectIdentifier(object)] = nil
             return
         }
+        if object.needsDefaults {
+            object.slots = NSManagedObject.initialSlots(layout: object.layout)
+            object.faulted = false
+            object.needsDefaults = false
+        }
         object._context = self
         object.insertedFlag = true
         let key = ObjectIdentifier(object)
@@ -125,14 +130,7 @@ extension NSManagedObjectContext {
             unregister(object)
         }
         let changed = Array(updated.values) + Array(deleted.values)
-        inserted = [:]
-        insertionOrder = []
-        updated = [:]
-        deleted = [:]
-        deletesToPropagate = []
-        pendingInserted = [:]
-        pendingUpdated = [:]
-        pendingDeleted = [:]
+        clearChangeSets()
         for object in changed {
             object.deletedFlag = false
             object.turnIntoFault()
@@ -154,6 +152,11 @@ extension NSManagedObjectContext {
         }
         registry = [:]
         retained = [:]
+        clearChangeSets()
+    }
+
+    /// Forgets every pending change (the objects themselves are handled by the caller).
+    package func clearChangeSets() {
         inserted = [:]
         insertionOrder = []
         updated = [:]
@@ -228,6 +231,12 @@ extension NSManagedObject {
     }
 
     private func fireFault() {
+        if needsDefaults {
+            slots = Self.initialSlots(layout: layout)
+            faulted = false
+            needsDefaults = false
+            return
+        }
         if committed == nil, let batch = faultBatch, let context = _context {
             faultBatch = nil
             context.loadBatch(batch)

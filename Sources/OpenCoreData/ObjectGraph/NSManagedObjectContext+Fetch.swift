@@ -45,14 +45,23 @@ extension NSManagedObjectContext {
 
     // MARK: - Matching
 
+    /// Checks the request's key paths against the entity, so a bad key throws rather than traps.
+    func validateKeys<T>(of request: NSFetchRequest<T>, entity: NSEntityDescription) throws {
+        if let predicate = request.predicate { try PredicateModelCheck.validate(predicate, entity: entity) }
+        for descriptor in request.sortDescriptors ?? [] {
+            if let key = descriptor.key { try PredicateModelCheck.validate(keyPath: key, entity: entity) }
+        }
+    }
+
     func resolveEntity<T>(of request: NSFetchRequest<T>) throws -> NSEntityDescription {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator; a fetch needs one.")
         }
         let model = coordinator.managedObjectModel
         if let entity = request.entity {
-            if let name = entity.name, let modelEntity = model.entitiesByName[name] { return modelEntity }
-            return entity
+            let resolved = entity.name.flatMap { model.entitiesByName[$0] } ?? entity
+            try validateKeys(of: request, entity: resolved)
+            return resolved
         }
         guard let name = request.entityName else {
             throw CoreDataError.make(NSCoreDataError, "A fetch request must have an entity.")
@@ -60,6 +69,7 @@ extension NSManagedObjectContext {
         guard let entity = model.entitiesByName[name] else {
             throw CoreDataError.make(NSCoreDataError, "The fetch request's entity '\(name)' is not in the model (entities: \(model.entitiesByName.keys.sorted().joined(separator: ", "))).")
         }
+        try validateKeys(of: request, entity: entity)
         return entity
     }
 

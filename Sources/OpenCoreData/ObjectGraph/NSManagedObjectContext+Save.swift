@@ -118,13 +118,7 @@ extension NSManagedObjectContext {
             object.committed = RowSnapshot(objectID: object.objectID, version: version, values: object.currentStoreValues())
             object.markRelationshipsCommitted()
         }
-        inserted = [:]
-        insertionOrder = []
-        updated = [:]
-        deleted = [:]
-        pendingInserted = [:]
-        pendingUpdated = [:]
-        pendingDeleted = [:]
+        clearChangeSets()
         for object in deletedObjects {
             object.deletedFlag = false
             unregister(object)

@@ -81,10 +81,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
         }
         super.init()
-        if concurrencyType != .mainQueueConcurrencyType {
+        if concurrencyType == .mainQueueConcurrencyType {
+            // Main-queue contexts share one marker: any block running on the main queue (on the
+            // main thread, or on a caller's thread inside `DispatchQueue.main.sync`) is "on queue".
+            DispatchQueue.main.setSpecific(key: Self.mainQueueKey, value: true)
+        } else {
             queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         }
     }
+
+    private static let mainQueueKey = DispatchSpecificKey<Bool>()
 
     deinit {
         persistentStoreCoordinator?.unregister(self)
@@ -97,7 +103,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Whether the caller is already on this context's queue.
     package var isOnQueue: Bool {
-        if concurrencyType == .mainQueueConcurrencyType { return Thread.isMainThread }
+        if concurrencyType == .mainQueueConcurrencyType {
+            return Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
+        }
         return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 
@@ -110,6 +118,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Runs a block on the context's queue, waits for it, and returns its value; reentrant.
+    @discardableResult
     open func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
         if isOnQueue { return try block() }
         let result: Result<T, E> = withoutActuallyEscaping(block) { escapable in
@@ -203,7 +212,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object._objectID = objectID
         object._context = self
-        object.slots = []
+        object.needsDefaults = false
         object.faulted = true
         object.committed = snapshot
         registerObject(object)

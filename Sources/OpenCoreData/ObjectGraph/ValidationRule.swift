@@ -3,8 +3,7 @@ import Foundation
 /// A validation predicate and the Core Data error code its failure maps to.
 ///
 /// Apple's model editor stores min/max and pattern rules as predicates (`SELF >= 1`,
-/// `length <= 20`, `SELF MATCHES "[a-z]+"`); a failure reports the specific code. The shape is
-/// read from the predicate's format, which every predicate prints.
+/// `length <= 20`, `SELF MATCHES "[a-z]+"`); a failure reports the specific code.
 struct ValidationRule {
     let predicate: NSPredicate
 
@@ -13,13 +12,14 @@ struct ValidationRule {
     }
 
     func errorCode(for value: Any?, attributeType: NSAttributeType?) -> Int {
-        let format = predicate.predicateFormat.trimmingCharacters(in: .whitespaces)
-        let upper = format.uppercased()
-        if upper.contains(" MATCHES") || upper.contains(" LIKE") { return NSValidationStringPatternMatchingError }
-        let isLength = upper.hasPrefix("LENGTH") || upper.hasPrefix("SELF.LENGTH")
-        let lowerBound = format.contains(">")
-        let upperBound = format.contains("<")
-        if isLength {
+        guard case .comparison(let comparison) = predicate.node else { return NSManagedObjectValidationError }
+        let op = comparison.operatorType
+        if op == .matches || op == .like { return NSValidationStringPatternMatchingError }
+        let path = comparison.left.selfKeyPath?.lowercased()
+        let isLength = path == "length" || path == "self.length"
+        let lowerBound = op == .greaterThanOrEqualTo || op == .greaterThan
+        let upperBound = op == .lessThanOrEqualTo || op == .lessThan
+        if isLength || value is String {
             if lowerBound { return NSValidationStringTooShortError }
             if upperBound { return NSValidationStringTooLongError }
         }

@@ -30,10 +30,9 @@ struct ModelBundleTests {
         let url = try folder.write(ModelXML.authorBook, to: "Library.xcdatamodel/contents")
         let model = try NSManagedObjectModel.load(contentsOf: url)
         let title = try #require(model.entitiesByName["Book"]?.attributesByName["title"])
-        #expect(title.pendingValidationRules.map(\.format) == ["length >= 1", "length <= 80", #"SELF MATCHES '[A-Z].*\'s'"#])
+        #expect(title.validationPredicates.map(\.predicateFormat) == ["length >= 1", "length <= 80", #"SELF MATCHES "[A-Z].*'s""#])
         #expect(!title.isOptional)
         #expect(model.entitiesByName["Author"]?.relationshipsByName["books"]?.deleteRule == .cascadeDeleteRule)
-        #expect(PendingPredicates.canParseFormats == false, "switch these tests to validationPredicates when the predicate engine lands")
     }
 
     @Test("fetchRequestFromTemplate copies the template and keeps the substitution variables")
@@ -43,9 +42,10 @@ struct ModelBundleTests {
         let template = try #require(model.fetchRequestTemplate(forName: "booksByTitle"))
         let request = try #require(model.fetchRequestFromTemplate(withName: "booksByTitle", substitutionVariables: ["TITLE": "Dune"]))
         #expect(request !== template && request.entity === model.entitiesByName["Book"] && request.entityName == "Book")
-        #expect(request.pendingPredicate?.format == "title == $TITLE")
-        #expect(request.pendingPredicate?.substitutionVariables["TITLE"] as? String == "Dune")
-        #expect(template.pendingPredicate?.substitutionVariables.isEmpty == true, "the template itself is unchanged")
+        #expect(template.predicate?.predicateFormat == "title == $TITLE", "the template itself is unchanged")
+        #expect(request.predicate?.predicateFormat == #"title == "Dune""#)
+        #expect(request.predicate?.evaluate(with: ["title": "Dune"]) == true)
+        #expect(request.predicate?.evaluate(with: ["title": "Emma"]) == false)
         #expect(model.fetchRequestFromTemplate(withName: "missing", substitutionVariables: [:]) == nil)
     }
 

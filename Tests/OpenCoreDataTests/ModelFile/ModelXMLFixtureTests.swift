@@ -152,12 +152,12 @@ struct ModelXMLFixtureTests {
 
         let date = try #require(entity.attributesByName["dateAttribute"])
         #expect((date.defaultValue as? Date)?.timeIntervalSinceReferenceDate == 388411200)
-        #expect(date.pendingValidationRules.map(\.format) == ["SELF >= CAST(284000400.000000, 'NSDate')", "SELF <= CAST(602395200.000000, 'NSDate')"])
+        #expect(date.validationPredicates.map(\.predicateFormat) == [#"SELF >= CAST(284000400.0, "NSDate")"#, #"SELF <= CAST(602395200.0, "NSDate")"#])
         let int16 = try #require(entity.attributesByName["int16Attribute"])
-        #expect(int16.pendingValidationRules.map(\.format) == ["SELF >= -3", "SELF <= 9"])
+        #expect(int16.validationPredicates.map(\.predicateFormat) == ["SELF >= -3", "SELF <= 9"])
         #expect((int16.defaultValue as? NSNumber)?.intValue == 0)
         let decimal = try #require(entity.attributesByName["decimalAttribute"])
-        #expect(decimal.defaultValue is NSDecimalNumber && decimal.pendingValidationRules.count == 2)
+        #expect(decimal.defaultValue is NSDecimalNumber && decimal.validationPredicates.count == 2)
         #expect(entity.attributesByName["transformableAttribute"]?.valueTransformerName == "myValueTransformer")
         let binary = try #require(entity.attributesByName["binaryAttribute"])
         #expect(binary.isTransient && binary.isIndexedBySpotlight && binary.userInfo?["binaryFoo"] as? String == "YES")
@@ -168,7 +168,8 @@ struct ModelXMLFixtureTests {
         #expect(mainEntity.minCount == 1 && mainEntity.maxCount == 1 && mainEntity.destinationEntity === entity)
 
         let fetched = try #require(entity.propertiesByName["yesBooleans"] as? NSFetchedPropertyDescription)
-        #expect(fetched.fetchRequest?.entity === entity && fetched.fetchRequest?.pendingPredicate?.format == "booleanAttribute = YES")
+        #expect(fetched.fetchRequest?.entity === entity)
+        #expect(fetched.fetchRequest?.predicate?.predicateFormat == "booleanAttribute == 1")
         #expect(fetched.isTransient && !entity.versionHashIncludes(fetched))
 
         let dictionaries = try #require(model.fetchRequestTemplate(forName: "FetchRequestDictionaries"))
@@ -176,7 +177,7 @@ struct ModelXMLFixtureTests {
         #expect(model.fetchRequestTemplate(forName: "FetchRequestObjectIDs")?.resultType == .managedObjectIDResultType)
         let objects = try #require(model.fetchRequestTemplate(forName: "FetchRequestObjects"))
         #expect(objects.fetchLimit == 100 && objects.fetchBatchSize == 10)
-        #expect(objects.pendingPredicate?.format == "booleanAttribute == 1 AND floatAttribute > 5")
+        #expect(objects.predicate?.predicateFormat == "booleanAttribute == 1 AND floatAttribute > 5")
 
         #expect(model.configurations == ["UnrelatedConfiguration"])
         #expect(model.entities(forConfigurationName: "UnrelatedConfiguration")?.compactMap(\.name) == ["UnrelatedEntity"])
@@ -194,11 +195,11 @@ struct ModelXMLFixtureTests {
         #expect(parent.superentity?.name == "Human" && parent.managedObjectClassName == "ParentMO")
         #expect(parent.attributesByName["myInt16Transient"]?.isTransient == true)
         let age = try #require(model.entitiesByName["Human"]?.attributesByName["age"])
-        #expect(!age.isOptional && age.pendingValidationRules.map(\.format) == ["SELF >= 0"])
+        #expect(!age.isOptional && age.validationPredicates.map(\.predicateFormat) == ["SELF >= 0"])
         #expect(model.entitiesByName["Human"]?.userInfo?["key with.dots..."] as? String == "value with \"quotes\"")
         #expect(model.entitiesByName["EntitySansCustomClass"]?.managedObjectClassName == "NSManagedObject")
-        #expect(model.fetchRequestTemplate(forName: "byHumanName")?.pendingPredicate?.format == "humanName == $humanName")
-        #expect(model.fetchRequestTemplate(forName: "allHumans")?.pendingPredicate == nil)
+        #expect(model.fetchRequestTemplate(forName: "byHumanName")?.predicate?.predicateFormat == "humanName == $humanName")
+        #expect(model.fetchRequestTemplate(forName: "allHumans")?.predicate == nil)
     }
 
     @Test("CoreStore: leading-dot class names, ordered to-many, configurations")
@@ -222,7 +223,7 @@ struct ModelXMLFixtureTests {
 
         let xml = try NSManagedObjectModel.load(contentsOf: try ModelFixtures.model("MomXML/Tests/model.xml"))
         let derived = try #require(xml.entitiesByName["Client"]?.attributesByName["commandeCount"] as? NSDerivedAttributeDescription)
-        #expect(derived.derivationExpressionFormat == "client_commande.@count" && derived.attributeType == .integer64AttributeType)
+        #expect(derived.derivationExpression?.description == "client_commande.@count" && derived.attributeType == .integer64AttributeType)
         let index = try #require(xml.entitiesByName["Client"]?.indexes.first)
         #expect(index.name == "byPropertyIndex" && index.elements.first?.property is NSExpressionDescription)
     }

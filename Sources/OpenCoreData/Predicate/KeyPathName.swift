@@ -1,0 +1,93 @@
+import Foundation
+
+// MARK: - KeyPathName
+
+/// Turns Swift key paths into key-value coding names, and key-path strings into expressions.
+///
+/// On Linux (Swift 6.3) a key path describes itself as `\Todo.title`, `\Todo.owner?.name?`
+/// or `\Todo.owner!.name`; the root type's name is dropped and `?`/`!` are stripped, giving
+/// `title` and `owner.name`. Limits: computed properties and subscripts describe themselves
+/// as `<computed 0x… (Type)>` and have no name; tuple elements keep their labels.
+///
+/// Properties of non-final classes (and so of `NSManagedObject` subclasses) are reached
+/// through accessors and also describe themselves as `<computed …>`. Such roots name their
+/// key paths by conforming to `KeyPathNameProviding`, which is consulted first.
+package enum KeyPathName {
+    /// The key-value coding name of a Swift key path, or `nil` when a component has no name.
+    ///
+    /// `\Todo.self` gives `"self"`.
+    package static func name(of keyPath: AnyKeyPath) -> String? {
+        if let naming = type(of: keyPath).rootType as? any KeyPathNameProviding.Type,
+           let name = naming.keyValueCodingName(for: keyPath) {
+            return name
+        }
+        let description = String(describing: keyPath)
+        guard description.hasPrefix("\\") else { return nil }
+        var rest = Substring(description.dropFirst())
+        let rootName = String(describing: type(of: keyPath).rootType)
+        if rest.hasPrefix(rootName + ".") {
+            rest = rest.dropFirst(rootName.count + 1)
+        } else if let dot = firstTopLevelDot(in: rest) {
+            rest = rest[rest.index(after: dot)...]
+        } else {
+            return nil
+        }
+        var components: [String] = []
+        for raw in rest.split(separator: ".", omittingEmptySubsequences: false) {
+            var component = Substring(raw)
+            while let last = component.last, last == "?" || last == "!" { component = component.dropLast() }
+            guard !component.isEmpty, !component.contains("<"), !component.contains("["),
+                  !component.contains("("), !component.contains(" ") else { return nil }
+            components.append(String(component))
+        }
+        if components == ["self"] { return "self" }
+        let named = components.filter { $0 != "self" }
+        return named.isEmpty ? nil : named.joined(separator: ".")
+    }
+
+    /// The first `.` not inside `<…>` generic arguments.
+    private static func firstTopLevelDot(in text: Substring) -> Substring.Index? {
+        var depth = 0
+        for index in text.indices {
+            switch text[index] {
+            case "<": depth += 1
+            case ">": depth -= 1
+            case "." where depth == 0: return index
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// The expression for a dot-separated key path string (`%K`, `NSExpression(forKeyPath:)`).
+    package static func expression(forKeyPath path: String) -> ExpressionNode {
+        switch path {
+        case "SELF", "self": .evaluatedObject
+        default: .keyPath(.evaluatedObject, path)
+        }
+    }
+}
+
+// MARK: - KeyPathNameProviding
+
+/// A type that names its Swift key paths for predicates and sort descriptors.
+///
+/// Needed when the key path's description carries no name: properties of non-final classes,
+/// computed properties (such as macro-generated managed properties). Code generation
+/// (`@Managed`) or a hand-written table can provide it:
+///
+/// ```swift
+/// extension Todo: KeyPathNameProviding {
+///     static func keyValueCodingName(for keyPath: AnyKeyPath) -> String? {
+///         switch keyPath {
+///         case \Todo.title: "title"
+///         case \Todo.owner: "owner"
+///         default: nil
+///         }
+///     }
+/// }
+/// ```
+public protocol KeyPathNameProviding {
+    /// The key-value coding name of a key path rooted at this type, or `nil` if unknown.
+    static func keyValueCodingName(for keyPath: AnyKeyPath) -> String?
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+// MARK: - KeyValueReading
+
+/// An object whose properties predicates and sort descriptors can read by name.
+///
+/// `NSManagedObject` conforms. `value(forKey:)` returns `NSNumber` (or a Swift number) for
+/// numeric attributes, `String`, `Date`, `Data`, `UUID`, `URL`, `Decimal`/`NSDecimalNumber`,
+/// another object for a to-one relationship, and an `NSSet`/`NSOrderedSet` (or any Swift
+/// collection) of objects for a to-many relationship; `nil` for a missing value.
+package protocol KeyValueReading: AnyObject {
+    /// The value of the property named `key`, or `nil`.
+    func value(forKey key: String) -> Any?
+}
+
+// MARK: - KeyValueAccess
+
+/// Key-value coding for predicates: walks key paths through objects, dictionaries and collections.
+package enum KeyValueAccess {
+    /// The value at a dot-separated key path; `@count`, `@sum.x`, … apply collection operators.
+    package static func value(forKeyPath path: String, of object: Any?) -> Any? {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false)
+        var current = PredicateValue.unwrap(object)
+        for (position, component) in components.enumerated() {
+            if component.hasPrefix("@") {
+                let rest = components[(position + 1)...].joined(separator: ".")
+                return CollectionOperator.apply(String(component), rest: rest, to: current)
+            }
+            current = value(forKey: String(component), of: current)
+        }
+        return current
+    }
+
+    /// The value for one key. Collections map the key over their elements, as `NSArray` does.
+    package static func value(forKey key: String, of object: Any?) -> Any? {
+        guard let object = PredicateValue.unwrap(object) else { return nil }
+        if let reader = object as? any KeyValueReading {
+            return PredicateValue.unwrap(reader.value(forKey: key))
+        }
+        if key == "self" { return object }
+        if let dictionary = object as? [String: Any] {
+            return PredicateValue.unwrap(dictionary[key])
+        }
+        if type(of: object) is NSDictionary.Type, let dictionary = object as? NSDictionary {
+            return PredicateValue.unwrap(dictionary.object(forKey: key))
+        }
+        if let dictionary = object as? [AnyHashable: Any] {
+            return PredicateValue.unwrap(dictionary[AnyHashable(key)])
+        }
+        if let elements = PredicateValue.elements(object) {
+            return mapKey(key, over: elements)
+        }
+        if let string = PredicateValue.string(object) {
+            return key == "length" ? string.utf16.count : nil
+        }
+        return reflectedValue(forKey: key, of: object)
+    }
+
+    private static func mapKey(_ key: String, over elements: PredicateValue.Elements) -> Any {
+        if !elements.isUnordered {
+            return elements.values.map { value(forKey: key, of: $0) ?? NSNull() }
+        }
+        var unique: [Any] = []
+        var seen = Set<AnyHashable>()
+        for element in elements.values {
+            guard let mapped = value(forKey: key, of: element) else { continue }
+            if let hashable = mapped as? AnyHashable {
+                if seen.insert(hashable).inserted { unique.append(mapped) }
+            } else if !unique.contains(where: { ValueComparison.equal($0, mapped) }) {
+                unique.append(mapped)
+            }
+        }
+        let hashables = unique.compactMap { $0 as? AnyHashable }
+        return hashables.count == unique.count ? Set(hashables) as Any : unique as Any
+    }
+
+    /// Reads a stored property of a plain Swift value by reflection (also through superclasses).
+    private static func reflectedValue(forKey key: String, of object: Any) -> Any? {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label else { continue }
+                if label == key || label == "_" + key || label == "$__lazy_storage_$_" + key {
+                    return PredicateValue.unwrap(child.value)
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+// MARK: - TranslatedConstant
+
+/// Helpers shared by the `#Predicate` node translations.
+package enum TranslatedConstant {
+    /// Whether a captured value can be an `NSPredicate` constant (Apple rejects custom structs).
+    package static func isSupported(_ value: Any?) -> Bool {
+        guard let value else { return true }
+        if PredicateNumber(value) != nil || PredicateValue.string(value) != nil || PredicateValue.date(value) != nil {
+            return true
+        }
+        switch value {
+        case is Data, is NSData, is UUID, is NSUUID, is URL, is NSURL, is any RangeValue:
+            return true
+        default:
+            break
+        }
+        if let elements = PredicateValue.elements(value) {
+            return elements.values.allSatisfy { isSupported(PredicateValue.unwrap($0)) }
+        }
+        return type(of: value) is AnyObject.Type
+    }
+
+    /// Converts Swift-only constant types to predicate ones (`Character` → `String`).
+    package static func normalize(_ value: Any?) -> Any? {
+        if let character = value as? Character { return String(character) }
+        if let substring = value as? Substring { return String(substring) }
+        return value
+    }
+
+    /// `lhs AND rhs`, flattening nested chains of the same connective.
+    package static func combine(_ kind: CompoundKind, _ lhs: PredicateNode, _ rhs: PredicateNode) -> PredicateNode {
+        var operands: [PredicateNode] = []
+        for operand in [lhs, rhs] {
+            if case .compound(kind, let children) = operand { operands += children } else { operands.append(operand) }
+        }
+        return .compound(kind, operands)
+    }
+
+    /// `SUBQUERY(collection, $name, test).@count <op> 0`.
+    package static func subqueryCount(
+        _ collection: ExpressionNode, _ name: String, _ test: PredicateNode,
+        operatorType: NSComparisonPredicate.Operator
+    ) -> PredicateNode {
+        .comparison(ComparisonNode(
+            left: .keyPath(.subquery(collection, name, test), "@count"), right: .constant(0), operatorType: operatorType))
+    }
+
+    /// Rewrites `$x.key op value` (where only one side mentions `$x`) as `ANY collection.key op value`.
+    package static func aggregateComparison(
+        _ test: PredicateNode, variable: String, collection: ExpressionNode, modifier: NSComparisonPredicate.Modifier
+    ) -> PredicateNode? {
+        guard case .comparison(var comparison) = test, comparison.modifier == .direct else { return nil }
+        if !mentions(comparison.left, variable), mentions(comparison.right, variable),
+           let flipped = flip(comparison.operatorType) {
+            swap(&comparison.left, &comparison.right)
+            comparison.operatorType = flipped
+        }
+        guard !mentions(comparison.right, variable) else { return nil }
+        switch comparison.left {
+        case .variable(variable):
+            comparison.left = collection
+        case .keyPath(.variable(variable), let path):
+            comparison.left = PredicateParser.appendKey(path, to: collection)
+        default:
+            return nil
+        }
+        comparison.modifier = modifier
+        return .comparison(comparison)
+    }
+
+    private static func flip(_ operatorType: NSComparisonPredicate.Operator) -> NSComparisonPredicate.Operator? {
+        switch operatorType {
+        case .equalTo, .notEqualTo: operatorType
+        case .lessThan: .greaterThan
+        case .lessThanOrEqualTo: .greaterThanOrEqualTo
+        case .greaterThan: .lessThan
+        case .greaterThanOrEqualTo: .lessThanOrEqualTo
+        default: nil
+        }
+    }
+
+    /// Whether an expression refers to `$variable` anywhere.
+    package static func mentions(_ expression: ExpressionNode, _ variable: String) -> Bool {
+        var found = false
+        _ = expression.map { node in
+            if case .variable(variable) = node { found = true }
+            if case .subquery(_, _, let predicate) = node, mentions(predicate, variable) { found = true }
+            if case .conditional(let predicate, _, _) = node, mentions(predicate, variable) { found = true }
+            return node
+        }
+        return found
+    }
+
+    private static func mentions(_ predicate: PredicateNode, _ variable: String) -> Bool {
+        var found = false
+        _ = predicate.mapExpressions { node in
+            if mentions(node, variable) { found = true }
+            return node
+        }
+        return found
+    }
+
+    /// The bounds of a range node or of a captured Swift range.
+    package static func bounds(
+        of range: Any, _ state: inout PredicateTranslation
+    ) throws(PredicateTranslationError) -> (lower: ExpressionNode, upper: ExpressionNode, isClosed: Bool)? {
+        if let node = range as? any RangeBoundsTranslatable { return try node.bounds(&state) }
+        guard case .constant(let value) = try state.expression(range), let captured = value as? any RangeValue else {
+            return nil
+        }
+        return (.constant(captured.lowerBoundValue), .constant(captured.upperBoundValue), captured.isClosed)
+    }
+}

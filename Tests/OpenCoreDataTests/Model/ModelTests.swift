@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@Suite("Model descriptions")
+struct ModelTests {
+    @Test("Inherited properties appear in properties and the by-name dictionaries; Z_ENT order")
+    func inheritance() throws {
+        let car = TestModels.entity("Car", [TestModels.attribute("maker", .stringAttributeType)])
+        let sport = TestModels.entity("SportCar", [TestModels.attribute("topSpeed", .doubleAttributeType)])
+        let expensive = TestModels.entity("ExpensiveSportCar", [TestModels.attribute("isLimitedEdition", .booleanAttributeType)])
+        let person = TestModels.entity("Person", [TestModels.attribute("name", .stringAttributeType)])
+        car.subentities = [sport]
+        sport.subentities = [expensive]
+        car.isAbstract = false
+        let model = NSManagedObjectModel()
+        model.entities = [person, expensive, car, sport]
+        #expect(expensive.superentity === sport)
+        #expect(expensive.properties.map(\.name) == ["maker", "topSpeed", "isLimitedEdition"])
+        #expect(Set(expensive.attributesByName.keys) == ["maker", "topSpeed", "isLimitedEdition"])
+        #expect(expensive.isKindOf(entity: car))
+        #expect(!car.isKindOf(entity: sport))
+        #expect(model.entitiesByName["SportCar"] === sport)
+        model.freeze()
+        // Apple's Z_ENT order: roots alphabetically, each followed by its subentities depth-first.
+        #expect([car, sport, expensive, person].map(\.entityNumber) == [1, 2, 3, 4])
+        #expect(expensive.layout.indexByName["maker"] == car.layout.indexByName["maker"])
+    }
+
+    @Test("Configurations select entities; the default configuration has all")
+    func configurations() {
+        let a = TestModels.entity("A", []), b = TestModels.entity("B", [])
+        let model = NSManagedObjectModel()
+        model.entities = [a, b]
+        model.setEntities([b], forConfigurationName: "Cloud")
+        #expect(model.configurations == ["Cloud"])
+        #expect(model.entities(forConfigurationName: "Cloud")?.map(\.name) == ["B"])
+        #expect(model.entities(forConfigurationName: nil)?.count == 2)
+        #expect(model.entities(forConfigurationName: "Missing") == nil)
+    }
+
+    @Test("A coordinator freezes the model; copies stay editable")
+    func freezing() {
+        let model = TestModels.todoModel()
+        #expect(!model.isFrozen)
+        _ = NSPersistentStoreCoordinator(managedObjectModel: model)
+        #expect(model.isFrozen)
+        let copy = model.copy() as! NSManagedObjectModel
+        #expect(!copy.isFrozen)
+        copy.entitiesByName["TodoEntity"]?.name = "Todo"
+        #expect(copy.entitiesByName["Todo"] != nil)
+        #expect(model.entitiesByName["TodoEntity"] != nil)
+        let todo = copy.entitiesByName["Todo"]!
+        #expect((todo.relationshipsByName["tags"]?.destinationEntity?.name) == "TagEntity")
+        #expect(todo.relationshipsByName["tags"]?.inverseRelationship?.name == "todos")
+    }
+
+    @Test("Attribute types expose Apple's raw values and the Swift AttributeType")
+    func attributeTypes() {
+        #expect(NSAttributeType.integer16AttributeType.rawValue == 100)
+        #expect(NSAttributeType.UUIDAttributeType.rawValue == 1100)
+        #expect(NSAttributeType.transformableAttributeType.rawValue == 1800)
+        let attribute = NSAttributeDescription()
+        attribute.type = .uuid
+        #expect(attribute.attributeType == .UUIDAttributeType)
+        #expect(attribute.attributeValueClassName == "NSUUID")
+        #expect(NSAttributeType(xmlName: "Integer 64") == .integer64AttributeType)
+        #expect(NSDeleteRule.cascadeDeleteRule.rawValue == 2)
+    }
+
+    @Test("Version hashes are stable, 32 bytes, and change with what Apple's algorithm covers")
+    func versionHashes() {
+        let first = TestModels.todoModel().entityVersionHashesByName
+        let second = TestModels.todoModel().entityVersionHashesByName
+        #expect(first == second)
+        #expect(first.values.allSatisfy { $0.count == 32 })
+        let changed = TestModels.todoModel()
+        (changed.entitiesByName["TagEntity"]!.attributesByName["name"]!).isOptional = false
+        #expect(changed.entityVersionHashesByName["TagEntity"] != first["TagEntity"])
+        #expect(changed.entityVersionHashesByName["TodoEntity"] == first["TodoEntity"])
+    }
+
+    @Test("defaultDirectoryURL follows XDG_DATA_HOME on Linux")
+    func defaultDirectory() {
+        let url = NSPersistentContainer.defaultDirectoryURL()
+        #if os(Linux)
+        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            #expect(url.path == xdg)
+        } else {
+            #expect(url.path.hasSuffix("/.local/share"))
+        }
+        #endif
+        let container = NSPersistentContainer(name: "Todos", managedObjectModel: TestModels.todoModel())
+        #expect(container.persistentStoreDescriptions.first?.url?.lastPathComponent == "Todos.sqlite")
+        #expect(container.persistentStoreDescriptions.first?.type == NSSQLiteStoreType)
+    }
+}
