@@ -115,3 +115,67 @@ struct XMLModelReaderTests {
         #expect(try Self.load("").entities.isEmpty)
     }
 }
+
+/// A model loaded from XML validates objects on save with the error codes Apple reports.
+@Suite("Validation rules from model XML")
+struct XMLValidationOnSaveTests {
+    static let xml = ModelXML.model("""
+        <entity name="Person">
+            <attribute name="age" optional="YES" attributeType="Integer 16" minValueString="0" maxValueString="150"/>
+            <attribute name="code" optional="YES" attributeType="String" minValueString="2" maxValueString="4" regularExpressionString="[a-z]+"/>
+            <attribute name="born" optional="YES" attributeType="Date" minDateTimeInterval="0" maxDateTimeInterval="1000000000"/>
+        </entity>
+        """)
+
+    enum RuleValue: Sendable, CustomTestStringConvertible {
+        case int(Int), string(String), date(TimeInterval)
+        var value: Any {
+            switch self {
+            case .int(let int): return int
+            case .string(let string): return string
+            case .date(let seconds): return Date(timeIntervalSinceReferenceDate: seconds)
+            }
+        }
+        var testDescription: String { "\(value)" }
+    }
+
+    @Test("Each model-editor rule fails with its own code", arguments: [
+        ("age", RuleValue.int(-1), NSValidationNumberTooSmallError),
+        ("age", .int(151), NSValidationNumberTooLargeError),
+        ("code", .string("a"), NSValidationStringTooShortError),
+        ("code", .string("abcde"), NSValidationStringTooLongError),
+        ("code", .string("AB"), NSValidationStringPatternMatchingError),
+        ("born", .date(-1), NSValidationDateTooSoonError),
+        ("born", .date(2_000_000_000), NSValidationDateTooLateError),
+    ])
+    func failsWithCode(key: String, value: RuleValue, code: Int) throws {
+        let model = NSManagedObjectModel()
+        try XMLModelReader(url: nil).read(Data(Self.xml.utf8), into: model)
+        let context = try TestModels.inMemoryContext(model)
+        context.performAndWait {
+            let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            person.setValue(value.value, forKey: key)
+            do {
+                try context.save()
+                Issue.record("saving \(key) = \(value) should fail")
+            } catch let error as NSError {
+                #expect(error.code == code, "\(error)")
+                #expect(error.userInfo[NSValidationKeyErrorKey] as? String == key)
+            }
+        }
+    }
+
+    @Test("Values inside the bounds save")
+    func validValuesSave() throws {
+        let model = NSManagedObjectModel()
+        try XMLModelReader(url: nil).read(Data(Self.xml.utf8), into: model)
+        let context = try TestModels.inMemoryContext(model)
+        try context.performAndWait {
+            let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            person.setValue(30, forKey: "age")
+            person.setValue("abc", forKey: "code")
+            person.setValue(Date(timeIntervalSinceReferenceDate: 500), forKey: "born")
+            try context.save()
+        }
+    }
+}
