@@ -40,7 +40,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData"]
+            dependencies: [
+                "OpenCoreData",
+                // Fixture tests read Apple-written stores read-only.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
