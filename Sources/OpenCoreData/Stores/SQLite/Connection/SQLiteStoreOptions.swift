@@ -1,6 +1,10 @@
 import Foundation
 import GRDB
 
+/// Option (OpenCoreData only, package API): with `NSReadOnlyPersistentStoreOption`, open a store
+/// even though its version hashes differ from the model's. Ignored for writable stores.
+package let OCDReadOnlyIgnoringVersionHashesOption = "OCDReadOnlyIgnoringVersionHashesOption"
+
 /// The store options Apple defines that the SQLite store honours.
 package struct SQLiteStoreOptions {
     /// `NSReadOnlyPersistentStoreOption`.
@@ -9,6 +13,10 @@ package struct SQLiteStoreOptions {
     package var busyTimeout: TimeInterval = 10
     /// `NSSQLitePragmasOption`, validated: names are identifiers, values plain tokens.
     package var pragmas: [(name: String, value: String)] = []
+    /// `OCDReadOnlyIgnoringVersionHashesOption` with `NSReadOnlyPersistentStoreOption`: open a
+    /// store whose hashes differ from the model (inspection tools, and stores whose model
+    /// uses features the hash algorithm does not cover yet).
+    package var ignoresVersionHashes = false
 
     /// The default busy timeout, in seconds.
     package static let defaultBusyTimeout: TimeInterval = 10
@@ -19,6 +27,7 @@ package struct SQLiteStoreOptions {
     package init(_ options: [AnyHashable: Any]?) throws {
         guard let options else { return }
         readOnly = Self.bool(options[NSReadOnlyPersistentStoreOption]) ?? false
+        ignoresVersionHashes = readOnly && (Self.bool(options[OCDReadOnlyIgnoringVersionHashesOption]) ?? false)
         if let timeout = options[NSPersistentStoreTimeoutOption] {
             if let seconds = AttributeConversion.double(timeout), seconds >= 0 { busyTimeout = seconds }
         }

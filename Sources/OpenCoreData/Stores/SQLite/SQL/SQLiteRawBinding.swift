@@ -43,7 +43,7 @@ package enum SQLiteRawBinding {
         case .uuid(let uuid):
             bindBlob(SQLiteValueCoding.uuidBytes(uuid), to: handle, at: index)
         case .decimal(let decimal):
-            sqlite3_bind_double(handle, index, NSDecimalNumber(decimal: decimal).doubleValue)
+            sqlite3_bind_double(handle, index, SQLiteValueCoding.double(from: decimal))
         case .uri(let url):
             sqlite3_bind_text(handle, index, url.absoluteString, -1, transient)
         case .objectID(let id):
