@@ -218,4 +218,15 @@ struct FixtureStoreTests {
         let matched = try queue.read { db in try Int.fetchOne(db, sql: "SELECT \(SQLiteStoreFunctions.matchesFunctionName)('abc', 'a.c', 0)") }
         #expect(matched == 1)
     }
+
+    @Test("The seed model loaded from its .xcdatamodel writes the same schema as its copy in code")
+    func seedModelFromXML() throws {
+        let url = try Fixtures.require().appendingPathComponent("models/arnosolo-blog/demo5_todo_list.xcdatamodeld")
+        let loaded = try NSManagedObjectModel.load(contentsOf: url)
+        let inCode = FixtureModels.arnosoloTodo()
+        #expect(loaded.entityVersionHashesByName == inCode.entityVersionHashesByName)
+        loaded.freeze()
+        inCode.freeze()
+        #expect(SQLiteSchema(model: loaded).creationStatements() == SQLiteSchema(model: inCode).creationStatements())
+    }
 }
