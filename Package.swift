@@ -28,7 +28,6 @@ let package = Package(
             dependencies: [
                 "OpenCoreDataMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                // The SQLite C API, for binding by position in the store's measured save loops.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -41,7 +40,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData"]
+            dependencies: [
+                "OpenCoreData",
+                // Fixture tests read Apple-written stores read-only.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",

@@ -82,7 +82,8 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
 
     public required init() {
         super.init()
-        isReadOnly = false
+        // Core Data computes the value; code does not set it (Apple archives these read-only).
+        isReadOnly = true
     }
 
     open override func copyFields(into copy: NSPropertyDescription) {

@@ -36,6 +36,13 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The identifier used by migration to recognise a renamed entity.
     open var renamingIdentifier: String? = nil
 
+    /// The compound indexes (deprecated by Apple in favour of `indexes`): each inner array lists
+    /// property names (or descriptions) indexed together.
+    open var compoundIndexes: [[Any]] = [] { willSet { checkMutable("compoundIndexes") } }
+
+    /// The model editor's code generation setting (`class`, `category`, or nil for manual).
+    package var codeGenerationType: String?
+
     /// The entity's own properties, in the order they were set.
     package private(set) var ownProperties: [NSPropertyDescription] = []
 
@@ -156,6 +163,8 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         copy.userInfo = userInfo
         copy.versionHashModifier = versionHashModifier
         copy.renamingIdentifier = renamingIdentifier
+        copy.compoundIndexes = compoundIndexes
+        copy.codeGenerationType = codeGenerationType
         copy.properties = ownProperties.map { $0.copy() as! NSPropertyDescription }
         copy.indexes = indexes.map { $0.copy() as! NSFetchIndexDescription }
         return copy

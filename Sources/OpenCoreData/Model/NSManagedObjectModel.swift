@@ -158,7 +158,8 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         self.init()
         var seen = Set<String>()
         var entities: [NSEntityDescription] = []
-        for model in models ?? [] {
+        // Merge copies, so the source models keep their own entities.
+        for model in (models ?? []).map({ $0.copy() as! NSManagedObjectModel }) {
             for entity in model.entities {
                 guard let name = entity.name, seen.insert(name).inserted else {
                     if let name = entity.name, seen.contains(name) { return nil }
@@ -170,6 +171,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
             for (name, entityNames) in model.configurationEntities { configurationEntities[name, default: []] += entityNames }
         }
         self.entities = entities
+        link()
     }
 
     // MARK: - NSCopying
@@ -180,6 +182,14 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         let map = Dictionary(uniqueKeysWithValues: copies.map { (ObjectIdentifier($0.0), $0.1) })
         for (original, entityCopy) in copies {
             entityCopy.subentities = original.subentities.compactMap { map[ObjectIdentifier($0)] }
+            // Constraints and index elements name properties of the copy, not of the original.
+            entityCopy.uniquenessConstraints = original.uniquenessConstraintNames
+            for index in entityCopy.indexes {
+                for element in index.elements {
+                    element.propertyName = element.propertyName ?? element.property?.name
+                    element.property = nil
+                }
+            }
             for property in entityCopy.ownProperties {
                 guard let relationship = property as? NSRelationshipDescription else { continue }
                 relationship.destinationEntityName = relationship.destinationEntity?.name ?? relationship.destinationEntityName

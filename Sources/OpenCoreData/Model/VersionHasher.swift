@@ -2,11 +2,14 @@ import Foundation
 
 /// Apple's model version hashes, reconstructed black-box from Apple-written stores.
 ///
-/// The byte layout is documented in `docs/StoreFormat.md` (from shared/docs/coredata-formats.md §4).
-/// Verified parts: names, optional/transient flags, attribute type, preserve-after-deletion,
-/// relationship destination/inverse names and counts, abstractness, superentity hash, uniqueness
-/// constraints. `versionHashModifier`, `isOrdered` and external binary storage are appended only
-/// when set, in a layout no fixture confirms; they are isolated in `unverifiedSuffix`.
+/// The byte layout is shared/docs/coredata-formats.md §4; docs/ModelFiles.md lists the results
+/// per fixture. Verified against every Apple store and compiled model in shared/fixtures: names,
+/// optional/transient flags, attribute type, preserve-after-deletion, relationship destination
+/// and inverse names and counts, abstractness, superentity hash, uniqueness constraints.
+/// `versionHashModifier`, `isOrdered` and external binary storage are appended only when set, in
+/// a layout no fixture confirms; they are isolated in `unverifiedSuffix`. Not reproduced yet:
+/// the CoreDataPlus `Book` entity (derived attribute, Decimal, defaulted transformable, validated
+/// string, bounded to-many), where one of those properties hashes differently.
 package enum VersionHasher {
     /// The version hash of a property.
     package static func hash(of property: NSPropertyDescription) -> Data {

@@ -95,3 +95,31 @@ struct ModelTests {
         #expect(container.persistentStoreDescriptions.first?.type == NSSQLiteStoreType)
     }
 }
+
+@Suite("Model copies and merges")
+struct ModelCopyTests {
+    @Test("Merging copies entities; the sources stay intact and copies point at their own properties")
+    func mergeAndCopy() throws {
+        let todo = TestModels.todoModel()
+        todo.entitiesByName["TagEntity"]!.uniquenessConstraints = [["name"]]
+        let nameProperty = todo.entitiesByName["TagEntity"]!.propertiesByName["name"]!
+        todo.entitiesByName["TagEntity"]!.indexes = [NSFetchIndexDescription(name: "byName", elements: [
+            NSFetchIndexElementDescription(property: nameProperty, collationType: .binary),
+        ])]
+        let people = TestModels.personModel()
+        let merged = try #require(NSManagedObjectModel(byMerging: [todo, people]))
+        #expect(Set(merged.entitiesByName.keys) == ["TodoEntity", "TagEntity", "LocationEntity", "Person"])
+        #expect(todo.entities.count == 3 && todo.entities.allSatisfy { $0.managedObjectModel === todo })
+        let mergedTag = try #require(merged.entitiesByName["TagEntity"])
+        #expect(mergedTag.indexes.first?.elements.first?.property === mergedTag.propertiesByName["name"])
+        #expect(mergedTag.indexes.first?.elements.first?.property !== nameProperty)
+        #expect(mergedTag.uniquenessConstraintNames == [["name"]])
+        #expect(merged.entitiesByName["Person"]?.relationshipsByName["mother"]?.inverseRelationship?.name == "children")
+        #expect(NSManagedObjectModel(byMerging: [todo, todo]) == nil)
+    }
+
+    @Test("Derived attributes are read-only")
+    func derived() {
+        #expect(NSDerivedAttributeDescription().isReadOnly)
+    }
+}

@@ -1,8 +1,8 @@
 import Foundation
 @testable import OpenCoreData
 
-/// Models of the fixture stores, built in code until the model-file loader lands
-/// (then these tests can load `shared/fixtures/models/…/contents` instead).
+/// Models of fixture stores built in code, so the store's schema and hash tests do not depend
+/// on the model-file loader (`FixtureStoreRowTests` loads the `.xcdatamodel` files themselves).
 enum FixtureModels {
     private typealias T = TestModels
 

@@ -60,8 +60,9 @@ enum Fixtures {
 /// Apple-written stores from shared/fixtures/stores, opened read-only (on copies).
 @Suite("Apple fixture stores", .enabled(if: Fixtures.enabled, "shared/fixtures not found beside the package; set OPENCOREDATA_FIXTURES"))
 struct FixtureStoreTests {
+    /// The file's bytes, to show that nothing was written.
     private func fileDigest(_ url: URL) throws -> Data {
-        SHA2.sha256(try Data(contentsOf: url))
+        try Data(contentsOf: url)
     }
 
     private func rawCount(_ url: URL, _ sql: String) throws -> Int {
@@ -199,5 +200,33 @@ struct FixtureStoreTests {
         }
         #expect(try fileDigest(url) == before)
         #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
+    }
+
+    @Test("Apple's derived-attribute triggers run on our connections (their SQL functions are registered)")
+    func derivedAttributeTriggers() throws {
+        let url = try Fixtures.copy(Fixtures.store("CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite"))
+        let options = try SQLiteStoreOptions(nil)
+        let queue = try DatabaseQueue(path: url.path, configuration: options.configuration(label: "test"))
+        defer { try? queue.close() }
+        let (before, after) = try queue.write { db -> (Int?, Int?) in
+            let book = try Int64.fetchOne(db, sql: "SELECT Z_PK FROM ZBOOK ORDER BY Z_PK LIMIT 1") ?? 1
+            let before = try Int.fetchOne(db, sql: "SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = ?", arguments: [book])
+            try db.execute(sql: "INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZNUMBER, ZBOOK, Z1_BOOK) VALUES (100000, 4, 1, 999, ?, 1)", arguments: [book])
+            return (before, try Int.fetchOne(db, sql: "SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = ?", arguments: [book]))
+        }
+        #expect(after == (before ?? 0) + 1)
+        let matched = try queue.read { db in try Int.fetchOne(db, sql: "SELECT \(SQLiteStoreFunctions.matchesFunctionName)('abc', 'a.c', 0)") }
+        #expect(matched == 1)
+    }
+
+    @Test("The seed model loaded from its .xcdatamodel writes the same schema as its copy in code")
+    func seedModelFromXML() throws {
+        let url = try Fixtures.require().appendingPathComponent("models/arnosolo-blog/demo5_todo_list.xcdatamodeld")
+        let loaded = try NSManagedObjectModel.load(contentsOf: url)
+        let inCode = FixtureModels.arnosoloTodo()
+        #expect(loaded.entityVersionHashesByName == inCode.entityVersionHashesByName)
+        loaded.freeze()
+        inCode.freeze()
+        #expect(SQLiteSchema(model: loaded).creationStatements() == SQLiteSchema(model: inCode).creationStatements())
     }
 }

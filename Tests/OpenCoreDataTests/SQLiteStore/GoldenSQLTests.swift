@@ -126,6 +126,15 @@ struct GoldenSQLTests {
         }
     }
 
+    @Test("Sort descriptors lower only when they compare with compare:")
+    func sortDescriptorLowering() {
+        #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: false)) == SQLSortKey("title", ascending: false))
+        #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: true, selector: .compare)) == SQLSortKey("title"))
+        #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: true, selector: .caseInsensitiveCompare)) == nil)
+        #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: true, comparator: { _, _ in .orderedSame })) == nil)
+        #expect(SQLSortKey(NSSortDescriptor(key: nil, ascending: true)) == nil)
+    }
+
     @Test("Identifiers are quoted in one place; plain Apple names stay bare")
     func quoting() {
         #expect(SQLIdentifier.quote("ZTITLE") == "ZTITLE")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 @testable import OpenCoreData
 
@@ -91,5 +92,50 @@ struct SQLiteStoreTests {
             let id = try #require(second.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri))
             #expect(try second.existingObject(with: id).value(forKey: "title") as? String == "persisted")
         }
+    }
+
+    @Test("Contexts on different queues read in parallel while another context saves")
+    func concurrentReaders() throws {
+        let url = TestStoreFiles.newStoreURL()
+        let writer = try TestModels.sqliteContext(TestModels.todoModel(), url: url)
+        try writer.performAndWait {
+            for index in 0..<500 {
+                let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: writer)
+                todo.setValue("T\(index)", forKey: "title")
+            }
+            try writer.save()
+        }
+        let coordinator = try #require(writer.persistentStoreCoordinator)
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            if worker == 0 {
+                writer.performAndWait {
+                    for batch in 0..<5 {
+                        for index in 0..<100 {
+                            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: writer)
+                            todo.setValue("W\(batch)-\(index)", forKey: "title")
+                        }
+                        do { try writer.save() } catch { failures.withLock { $0 += 1 } }
+                    }
+                }
+                return
+            }
+            let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            reader.persistentStoreCoordinator = coordinator
+            reader.performAndWait {
+                for _ in 0..<10 {
+                    do {
+                        let count = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")).count
+                        // Each save is atomic: a reader sees whole batches only.
+                        if count < 500 || count > 1_000 || count % 100 != 0 { failures.withLock { $0 += 1 } }
+                    } catch {
+                        failures.withLock { $0 += 1 }
+                    }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        let total = try writer.performAndWait { try writer.count(for: NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")) }
+        #expect(total == 1_000)
     }
 }

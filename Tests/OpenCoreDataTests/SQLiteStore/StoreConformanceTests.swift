@@ -5,12 +5,10 @@ import Testing
 /// The same object-graph behaviours on every store type.
 @Suite("Store conformance")
 struct StoreConformanceTests {
-    /// Fetches every object of an entity, sorted in Swift by a string key (Foundation's Linux
-    /// `NSSortDescriptor` has no string keys until OpenCoreData's own lands with the predicate engine).
-    private func fetch(_ context: NSManagedObjectContext, _ entity: String, sortedBy key: String? = nil) throws -> [NSManagedObject] {
-        let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity))
-        guard let key else { return objects }
-        return objects.sorted { ($0.value(forKey: key) as? String ?? "") < ($1.value(forKey: key) as? String ?? "") }
+    private func fetch(_ context: NSManagedObjectContext, _ entity: String, sortedBy key: String? = nil, ascending: Bool = true) throws -> [NSManagedObject] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+        if let key { request.sortDescriptors = [NSSortDescriptor(key: key, ascending: ascending)] }
+        return try context.fetch(request)
     }
 
     @Test("Insert, fetch, update, delete", arguments: StoreKind.allCases)
@@ -290,6 +288,48 @@ struct StoreConformanceTests {
             let batched = NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")
             batched.fetchBatchSize = 2
             #expect(try context.fetch(batched).map { $0.value(forKey: "title") as? String } == ["T0", "T1", "T2", "T3", "T4", "T5"])
+        }
+    }
+
+    @Test("Sort descriptors, limit and offset, sorting through a to-one, pending changes", arguments: StoreKind.allCases)
+    func sorting(kind: StoreKind) throws {
+        let context = try kind.context(TestModels.todoModel())
+        try context.performAndWait {
+            let places = ["Zurich", "Athens", "Oslo"].map { name -> NSManagedObject in
+                let place = NSEntityDescription.insertNewObject(forEntityName: "LocationEntity", into: context)
+                place.setValue(name, forKey: "placeName")
+                return place
+            }
+            for index in 0..<6 {
+                let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+                todo.setValue("T\(index)", forKey: "title")
+                todo.setValue(index % 3, forKey: "priority")
+                todo.setValue(places[index % 3], forKey: "location")
+            }
+            try context.save()
+            context.reset()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")
+            request.sortDescriptors = [NSSortDescriptor(key: "priority", ascending: false), NSSortDescriptor(key: "title", ascending: true)]
+            request.fetchLimit = 3
+            request.fetchOffset = 1
+            #expect(try context.fetch(request).map { $0.value(forKey: "title") as? String } == ["T5", "T1", "T4"])
+            #expect(try context.count(for: request) == 3)
+
+            let byPlace = NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")
+            byPlace.sortDescriptors = [NSSortDescriptor(key: "location.placeName", ascending: true), NSSortDescriptor(key: "title", ascending: false)]
+            #expect(try context.fetch(byPlace).map { $0.value(forKey: "title") as? String } == ["T4", "T1", "T5", "T2", "T3", "T0"])
+
+            let insensitive = NSFetchRequest<NSManagedObject>(entityName: "LocationEntity")
+            insensitive.sortDescriptors = [NSSortDescriptor(key: "placeName", ascending: false, selector: .caseInsensitiveCompare)]
+            #expect(try context.fetch(insensitive).map { $0.value(forKey: "placeName") as? String } == ["Zurich", "Oslo", "Athens"])
+
+            // Unsaved changes take part in sorted, paged fetches.
+            let extra = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            extra.setValue("T9", forKey: "title")
+            extra.setValue(5, forKey: "priority")
+            request.fetchOffset = 0
+            request.fetchLimit = 2
+            #expect(try context.fetch(request).map { $0.value(forKey: "title") as? String } == ["T9", "T2"])
         }
     }
 

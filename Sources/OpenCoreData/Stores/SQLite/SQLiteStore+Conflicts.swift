@@ -50,8 +50,18 @@ extension SQLiteStore {
     /// Uniqueness violations, as the in-memory store finds them: NULLs are distinct (as in SQL),
     /// rows deleted or rewritten by the same save are not held against it.
     private func uniquenessViolations(_ request: StoreSaveRequest, db: Database, store: NSPersistentStore) throws -> [StoreConstraintViolation] {
+        // Most saves touch no constrained entity: look at each distinct entity once before copying rows.
+        var entities: [ObjectIdentifier: NSEntityDescription] = [:]
+        var last: NSEntityDescription?
+        func note(_ entity: NSEntityDescription) {
+            guard entity !== last else { return }
+            entities[ObjectIdentifier(entity)] = entity
+            last = entity
+        }
+        for row in request.inserted { note(row.objectID.entity) }
+        for update in request.updated { note(update.snapshot.objectID.entity) }
+        guard entities.values.contains(where: { !$0.effectiveUniquenessConstraints.isEmpty }) else { return [] }
         let written = request.inserted + request.updated.map(\.snapshot)
-        guard written.contains(where: { !$0.objectID.entity.effectiveUniquenessConstraints.isEmpty }) else { return [] }
         let excluded = Set(request.deleted.map(\.objectID)).union(written.map(\.objectID))
         var violations: [StoreConstraintViolation] = []
         var checked = Set<String>()

@@ -84,29 +84,30 @@ extension SQLiteStore {
                 try writeUpdate(update, values: values, plan: plan, db: db, store: store)
                 relationshipWork.append((plan, update.snapshot.objectID.primaryKey, values, Set(update.changedIndices)))
             }
-            var insertStatements: [ObjectIdentifier: SQLiteBinding] = [:]
+            var insertStatements: [ObjectIdentifier: Statement] = [:]
             for insert in request.inserted {
                 let id = resolve(insert.objectID)
                 let values = resolved(insert.values)
                 let plan = writePlan(for: id.entity)
-                let statement: SQLiteBinding
+                let statement: Statement
                 if let cached = insertStatements[ObjectIdentifier(plan)] {
                     statement = cached
                 } else {
                     Log.sql.debug("\(plan.insertSQL)")
-                    statement = SQLiteBinding(try db.cachedStatement(sql: plan.insertSQL))
+                    statement = try db.cachedStatement(sql: plan.insertSQL)
                     insertStatements[ObjectIdentifier(plan)] = statement
                 }
-                statement.reset()
-                try statement.bind(id.primaryKey, at: 1)
-                try statement.bind(plan.entityNumber, at: 2)
-                try statement.bind(Int64(max(insert.version, 1)), at: 3)
-                var index: Int32 = 4
+                let handle = statement.sqliteStatement
+                SQLiteRawBinding.reset(handle)
+                SQLiteRawBinding.bind(id.primaryKey, to: handle, at: 1)
+                SQLiteRawBinding.bind(plan.entityNumber, to: handle, at: 2)
+                SQLiteRawBinding.bind(Int64(max(insert.version, 1)), to: handle, at: 3)
+                var position: Int32 = 4
                 for column in plan.insertColumns {
-                    try statement.bind(plan.value(of: column.source, in: values, schema: schema), at: index)
-                    index += 1
+                    plan.bind(column.source, in: values, schema: schema, to: handle, at: position)
+                    position += 1
                 }
-                try statement.execute()
+                try SQLiteRawBinding.step(statement, db: db)
                 if !plan.joinRelationships.isEmpty || !plan.orderedChildren.isEmpty {
                     relationshipWork.append((plan, id.primaryKey, values, nil))
                 }
@@ -124,12 +125,13 @@ extension SQLiteStore {
         for delete in deletes {
             let plan = writePlan(for: delete.objectID.entity)
             let key = delete.objectID.primaryKey.databaseValue
+            // A cached statement bound on the handle: a cascade deletes many rows (W7).
             let sql = "DELETE FROM \(SQLIdentifier.quote(plan.table.name)) WHERE Z_PK = ?"
             Log.sql.debug("\(sql)")
-            let statement = SQLiteBinding(try db.cachedStatement(sql: sql))
-            statement.reset()
-            try statement.bind(key, at: 1)
-            try statement.execute()
+            let statement = try db.cachedStatement(sql: sql)
+            SQLiteRawBinding.reset(statement.sqliteStatement)
+            SQLiteRawBinding.bind(delete.objectID.primaryKey, to: statement.sqliteStatement, at: 1)
+            try SQLiteRawBinding.step(statement, db: db)
             for join in plan.joinRelationships {
                 try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(join.table.name)) WHERE \(SQLIdentifier.quote(join.access.selfColumn)) = ?", [key])
                 if join.table.isSelfInverse {
@@ -147,17 +149,19 @@ extension SQLiteStore {
         columns.sort { $0.column < $1.column }
         let sql = plan.updateSQL(columns: columns.map(\.column))
         Log.sql.debug("\(sql)")
-        let statement = SQLiteBinding(try db.cachedStatement(sql: sql))
-        statement.reset()
-        try statement.bind(update.snapshot.version, at: 1)
-        var index: Int32 = 2
+        // Bound on the handle like the inserts: saves of many changed rows (W2, W6, W8).
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        SQLiteRawBinding.reset(handle)
+        SQLiteRawBinding.bind(update.snapshot.version, to: handle, at: 1)
+        var position: Int32 = 2
         for column in columns {
-            try statement.bind(plan.value(of: column.source, in: values, schema: schema), at: index)
-            index += 1
+            plan.bind(column.source, in: values, schema: schema, to: handle, at: position)
+            position += 1
         }
-        try statement.bind(update.snapshot.objectID.primaryKey, at: index)
-        try statement.bind(update.expectedVersion, at: index + 1)
-        try statement.execute()
+        SQLiteRawBinding.bind(update.snapshot.objectID.primaryKey, to: handle, at: position)
+        SQLiteRawBinding.bind(update.expectedVersion, to: handle, at: position + 1)
+        try SQLiteRawBinding.step(statement, db: db)
         if db.changesCount != 1 {
             // Checked before writing, so only a writer that bypassed the lock gets here.
             let current = try currentRow(update.snapshot.objectID, db: db, store: store)

@@ -57,7 +57,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let configurationEntities = model.entities(forConfigurationName: configuration)
         let inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
         if let inspection, !inspection.isEmpty {
-            try checkCompatible(inspection.metadata, model: model, configuration: configuration, url: url)
+            if !options.ignoresVersionHashes {
+                try checkCompatible(inspection.metadata, model: model, configuration: configuration, url: url)
+            }
         } else if options.readOnly {
             throw CoreDataError.make(NSPersistentStoreOpenError,
                                      "The read-only store at \(url.path) does not exist or is empty; there is nothing to open.",

@@ -95,6 +95,23 @@ final class SQLiteWritePlan: @unchecked Sendable {
         return sql
     }
 
+    /// Binds a column's value for a row at a 1-based position (keys already permanent).
+    @inline(__always)
+    func bind(_ source: ColumnSource, in values: ContiguousArray<StoreValue>, schema: SQLiteSchema, to handle: SQLiteStatement, at index: Int32) {
+        switch source {
+        case .value(let slot):
+            SQLiteRawBinding.bind(slot < values.count ? values[slot] : .null, to: handle, at: index)
+        case .entityType(let slot):
+            if slot < values.count, case .objectID(let id) = values[slot] {
+                SQLiteRawBinding.bind(Int64(schema.entityNumber(of: id.entity)), to: handle, at: index)
+            } else {
+                SQLiteRawBinding.bind(.null, to: handle, at: index)
+            }
+        case .orderKey:
+            SQLiteRawBinding.bind(.null, to: handle, at: index)
+        }
+    }
+
     /// The value of a column for a row's values (keys already permanent).
     @inline(__always)
     func value(of source: ColumnSource, in values: ContiguousArray<StoreValue>, schema: SQLiteSchema) -> DatabaseValue {

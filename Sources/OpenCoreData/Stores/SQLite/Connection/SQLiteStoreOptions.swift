@@ -1,6 +1,10 @@
 import Foundation
 import GRDB
 
+/// Option (OpenCoreData only, package API): with `NSReadOnlyPersistentStoreOption`, open a store
+/// even though its version hashes differ from the model's. Ignored for writable stores.
+package let OCDReadOnlyIgnoringVersionHashesOption = "OCDReadOnlyIgnoringVersionHashesOption"
+
 /// The store options Apple defines that the SQLite store honours.
 package struct SQLiteStoreOptions {
     /// `NSReadOnlyPersistentStoreOption`.
@@ -9,6 +13,10 @@ package struct SQLiteStoreOptions {
     package var busyTimeout: TimeInterval = 10
     /// `NSSQLitePragmasOption`, validated: names are identifiers, values plain tokens.
     package var pragmas: [(name: String, value: String)] = []
+    /// `OCDReadOnlyIgnoringVersionHashesOption` with `NSReadOnlyPersistentStoreOption`: open a
+    /// store whose hashes differ from the model (inspection tools, and stores whose model
+    /// uses features the hash algorithm does not cover yet).
+    package var ignoresVersionHashes = false
 
     /// The default busy timeout, in seconds.
     package static let defaultBusyTimeout: TimeInterval = 10
@@ -19,6 +27,7 @@ package struct SQLiteStoreOptions {
     package init(_ options: [AnyHashable: Any]?) throws {
         guard let options else { return }
         readOnly = Self.bool(options[NSReadOnlyPersistentStoreOption]) ?? false
+        ignoresVersionHashes = readOnly && (Self.bool(options[OCDReadOnlyIgnoringVersionHashesOption]) ?? false)
         if let timeout = options[NSPersistentStoreTimeoutOption] {
             if let seconds = AttributeConversion.double(timeout), seconds >= 0 { busyTimeout = seconds }
         }
@@ -95,5 +104,17 @@ package enum SQLiteStoreFunctions {
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
         }
+        db.add(function: matches)
     }
+
+    /// `OCD_MATCHES(subject, pattern, options)`: `MATCHES` with the in-memory engine's semantics,
+    /// for predicate lowering (options are `NSComparisonPredicate.Options` raw values).
+    private static let matches = DatabaseFunction(matchesFunctionName, argumentCount: 3, pure: true) { arguments in
+        guard case .string(let subject) = arguments[0].storage, case .string(let pattern) = arguments[1].storage else { return nil }
+        let raw = SQLiteValueCoding.integer(arguments[2]) ?? 0
+        return StringMatching.matches(subject, pattern: pattern, options: NSComparisonPredicate.Options(rawValue: UInt(raw))) ? 1 : 0
+    }
+
+    /// The SQL name of the `MATCHES` function.
+    package static let matchesFunctionName = "OCD_MATCHES"
 }

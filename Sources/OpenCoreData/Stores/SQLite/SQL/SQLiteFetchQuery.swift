@@ -11,40 +11,14 @@ package struct SQLSortKey: Equatable, Sendable {
         self.ascending = ascending
     }
 
-    /// The key of a sort descriptor that sorts with plain `compare:`, or nil (custom
-    /// comparators and selectors, Swift key paths) so the context sorts in memory.
-    ///
-    /// Read through `Mirror` because Foundation's Linux `NSSortDescriptor` has no string key;
-    /// OpenCoreData's own `NSSortDescriptor` (predicate branch) stores `key`, `selector` and
-    /// `customComparator`, and this becomes a direct property read once it lands.
+    /// The key of a sort descriptor that sorts with plain `compare:`, or nil (comparators,
+    /// other selectors such as `caseInsensitiveCompare:`, key-less descriptors) so the
+    /// context sorts in memory with the same comparison the descriptor describes.
     package init?(_ descriptor: NSSortDescriptor) {
-        var key: String?
-        var mirror: Mirror? = Mirror(reflecting: descriptor)
-        while let current = mirror {
-            for child in current.children {
-                switch child.label {
-                case "key":
-                    key = child.value as? String ?? (child.value as? String?) ?? nil
-                case "customComparator", "comparator":
-                    if Self.isSome(child.value) { return nil }
-                case "selector":
-                    if Self.isSome(child.value), !"\(child.value)".contains("compare:") || "\(child.value)".lowercased().contains("insensitive")
-                        || "\(child.value)".lowercased().contains("localized") { return nil }
-                default:
-                    break
-                }
-            }
-            mirror = current.superclassMirror
-        }
-        guard let key, !key.isEmpty else { return nil }
+        guard let key = descriptor.key, !key.isEmpty, !descriptor.hasCustomComparator else { return nil }
+        if let selector = descriptor.selector, selector != .compare { return nil }
         self.keyPath = key
         self.ascending = descriptor.ascending
-    }
-
-    private static func isSome(_ value: Any) -> Bool {
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional { return !mirror.children.isEmpty }
-        return true
     }
 }
 

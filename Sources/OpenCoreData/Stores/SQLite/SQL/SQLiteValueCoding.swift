@@ -21,7 +21,7 @@ package enum SQLiteValueCoding {
         case .date(let date): return date.timeIntervalSinceReferenceDate.databaseValue
         case .data(let data): return data.databaseValue
         case .uuid(let uuid): return uuidBytes(uuid).databaseValue
-        case .decimal(let decimal): return NSDecimalNumber(decimal: decimal).doubleValue.databaseValue
+        case .decimal(let decimal): return double(from: decimal).databaseValue
         case .uri(let url): return url.absoluteString.databaseValue
         case .objectID(let id): return id.primaryKey.databaseValue
         }
@@ -78,6 +78,12 @@ package enum SQLiteValueCoding {
             default: return .data(data)
             }
         }
+    }
+
+    /// The REAL a decimal is stored as: parsed from its decimal spelling, which rounds correctly
+    /// (swift-corelibs' `NSDecimalNumber.doubleValue` can be off in the last digits).
+    package static func double(from decimal: Decimal) -> Double {
+        Double(decimal.description) ?? NSDecimalNumber(decimal: decimal).doubleValue
     }
 
     /// The decimal a stored REAL stands for, through its shortest decimal spelling (10.11, not 10.1099…).
