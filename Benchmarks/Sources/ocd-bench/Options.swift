@@ -9,6 +9,8 @@ struct Options {
     var svgPath: String?
     var markdownPath: String?
     var listOnly = false
+    /// Markdown reports whose ratio tables `--svg` should chart, instead of running anything.
+    var chartFrom: [String]?
     /// Comparators to run (`--comparators raw,ocd-kvc`); all when nil. For profiling one library.
     var comparators: Set<Comparator>?
     /// Where fixture stores are generated; a fresh temporary folder unless given.
@@ -30,6 +32,7 @@ struct Options {
       --svg PATH       also write a bar chart of the ratios to raw SQLite
       --markdown PATH  also write the report as Markdown
       --comparators K  run only these comparators (raw, grdb-rows, grdb-records, ocd-kvc, ocd-typed), e.g. to profile one
+      --chart-from A.md,B.md  with --svg: chart the ratio tables of earlier --markdown reports, run nothing
       --list           list the cases and exit
       --data-dir DIR   where fixture stores are made (default: a temporary folder, removed at exit)
       --keep-data      keep the fixture folder
@@ -70,6 +73,8 @@ struct Options {
                     chosen.insert(comparator)
                 }
                 comparators = chosen
+            case "--chart-from":
+                chartFrom = try value(argument).split(separator: ",").map(String.init)
             case "--list":
                 listOnly = true
             case "--data-dir":

@@ -25,7 +25,9 @@ enum Report {
         let parts = shown.map { comparator -> String in
             guard let measurement = result.measurements[comparator], let median = measurement.median else { return "\(comparator.key) n/a" }
             let ratioText = result.ratio(comparator).map { " (\(ratio($0)))" } ?? ""
-            return "\(comparator.key) \(duration(median))\(ratioText)"
+            let spread = "[\(duration(measurement.minimum ?? median))–\(duration(measurement.maximum ?? median))]"
+            let peak = measurement.peakRSS.max().map { " peak \(megabytes($0))" } ?? ""
+            return "\(comparator.key) \(duration(median)) \(spread)\(ratioText)\(peak)"
         }
         return "  " + parts.joined(separator: ", ")
     }

@@ -5,10 +5,13 @@ import Foundation
 struct Runner {
     let options: Options
 
-    func run(_ cases: [BenchCase]) throws -> [CaseResult] {
+    /// Runs every case; `progress` sees the results so far after each one (a long run's report
+    /// is then written as it goes, not only at the end).
+    func run(_ cases: [BenchCase], progress: ([CaseResult]) throws -> Void = { _ in }) throws -> [CaseResult] {
         var results: [CaseResult] = []
         for benchCase in cases {
             results.append(try run(benchCase))
+            try progress(results)
         }
         return results
     }

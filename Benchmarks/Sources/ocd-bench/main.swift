@@ -26,6 +26,21 @@ func main() -> Int32 {
         Progress.note("ocd-bench: \(error)")
         return 2
     }
+    if let reports = options.chartFrom {
+        guard let path = options.svgPath else {
+            Progress.note("ocd-bench: --chart-from needs --svg PATH")
+            return 2
+        }
+        do {
+            let results = try reports.flatMap { try ReportParser.ratios(inMarkdownAt: $0) }
+            try SVGChart.render(results).write(toFile: path, atomically: true, encoding: .utf8)
+            Progress.note("wrote \(path) from \(results.count) cases")
+            return 0
+        } catch {
+            Progress.note("ocd-bench: \(error)")
+            return 1
+        }
+    }
     if options.listOnly {
         for workload in workloads {
             print(workload.cases.filter(options.selects).joined(separator: "\n"))
@@ -48,7 +63,12 @@ func main() -> Int32 {
             return 2
         }
         let started = Date()
-        let results = try Runner(options: options).run(cases)
+        let results = try Runner(options: options).run(cases) { partial in
+            if let path = options.markdownPath {
+                let report = Report.full(partial, options: options, started: started, elapsed: Date().timeIntervalSince(started))
+                try (report + "\n(partial: \(partial.count) of \(cases.count) cases so far)\n").write(toFile: path, atomically: true, encoding: .utf8)
+            }
+        }
         let elapsed = Date().timeIntervalSince(started)
         let report = Report.full(results, options: options, started: started, elapsed: elapsed)
         print(report)
