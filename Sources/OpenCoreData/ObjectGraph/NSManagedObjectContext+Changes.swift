@@ -170,10 +170,17 @@ extension NSManagedObjectContext {
     /// Turns an object back into a fault (dropping changes) or, with `mergeChanges`, reloads
     /// its saved values and re-applies its unsaved changes on top.
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        refresh(object, mergeChanges: flag, latestFromCache: false)
+    }
+
+    /// Refreshes from the store, or from the row cache when the caller just loaded it.
+    func refresh(_ object: NSManagedObject, mergeChanges flag: Bool, latestFromCache: Bool) {
         guard object._context === self else { return }
         let key = ObjectIdentifier(object)
         if object.insertedFlag { return }
-        let latest = try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID)
+        let latest = latestFromCache
+            ? try? persistentStoreCoordinator?.snapshot(for: object.objectID)
+            : try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID)
         if flag, !object.faulted {
             var changes: [(Int, ObjectSlot)] = []
             for (index, property) in object.layout.properties.enumerated() where property.isTransient || object.slotDiffersFromCommitted(index) {

@@ -88,9 +88,12 @@ extension NSManagedObjectContext {
         var refreshed = Set<NSManagedObject>()
         var deletedNow = Set<NSManagedObject>()
         var insertedNow = Set<NSManagedObject>()
-        for id in changes.updated {
-            guard let object = registeredObject(for: id) else { continue }
-            refresh(object, mergeChanges: true)
+        // One store query for every registered object the save changed.
+        let changed = changes.updated.compactMap { registeredObject(for: $0) }
+        let latest = (try? persistentStoreCoordinator?.snapshots(for: changed.map(\.objectID))) ?? []
+        persistentStoreCoordinator?.cacheSnapshots(latest, removing: [])
+        for object in changed {
+            refresh(object, mergeChanges: true, latestFromCache: true)
             refreshed.insert(object)
         }
         for id in changes.deleted {

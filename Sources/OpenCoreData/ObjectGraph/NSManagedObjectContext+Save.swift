@@ -105,17 +105,31 @@ extension NSManagedObjectContext {
         let insertedObjects = insertionOrder
         let updatedObjects = Array(updated.values).filter { !$0.deletedFlag && !$0.insertedFlag }
         let deletedObjects = Array(deleted.values)
+        let map = result.permanentIDs
         for object in insertedObjects {
-            if let permanent = result.permanentIDs[object.objectID] { assignPermanentID(permanent, to: object) }
+            if let permanent = map[object.objectID] { assignPermanentID(permanent, to: object) }
+        }
+        // The request's snapshots are the saved rows; only references to new objects change IDs.
+        var written: [ObjectIdentifier: ContiguousArray<StoreValue>] = [:]
+        written.reserveCapacity(request.inserted.count + request.updated.count)
+        for (object, row) in zip(insertionOrder, request.inserted) {
+            written[ObjectIdentifier(object)] = Self.remapped(row.values, map)
+        }
+        for update in request.updated {
+            if let object = registry[update.snapshot.objectID]?.takeUnretainedValue() {
+                written[ObjectIdentifier(object)] = Self.remapped(update.snapshot.values, map)
+            }
         }
         for object in insertedObjects {
             object.insertedFlag = false
-            object.committed = RowSnapshot(objectID: object.objectID, version: 1, values: object.currentStoreValues())
+            let values = written[ObjectIdentifier(object)] ?? object.currentStoreValues()
+            object.committed = RowSnapshot(objectID: object.objectID, version: 1, values: values)
             object.markRelationshipsCommitted()
         }
         for object in updatedObjects {
             let version = (object.committed?.version ?? 0) + 1
-            object.committed = RowSnapshot(objectID: object.objectID, version: version, values: object.currentStoreValues())
+            let values = written[ObjectIdentifier(object)] ?? object.currentStoreValues()
+            object.committed = RowSnapshot(objectID: object.objectID, version: version, values: values)
             object.markRelationshipsCommitted()
         }
         clearChangeSets()
@@ -142,6 +156,23 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
                                         userInfo: [NSInsertedObjectIDsKey: insertedIDs, NSUpdatedObjectIDsKey: updatedIDs, NSDeletedObjectIDsKey: deletedIDs])
         persistentStoreCoordinator?.contextDidSave(self, changes: SavedChanges(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs))
+    }
+
+    /// Store values with temporary IDs replaced by permanent ones; untouched when nothing maps.
+    static func remapped(_ values: ContiguousArray<StoreValue>, _ map: [NSManagedObjectID: NSManagedObjectID]) -> ContiguousArray<StoreValue> {
+        guard !map.isEmpty else { return values }
+        var values = values
+        for index in values.indices {
+            switch values[index] {
+            case .objectID(let id) where id.isTemporaryID:
+                values[index] = .objectID(map[id] ?? id)
+            case .objectIDs(let ids) where ids.contains(where: \.isTemporaryID):
+                values[index] = .objectIDs(ids.map { map[$0] ?? $0 })
+            default:
+                break
+            }
+        }
+        return values
     }
 
     // MARK: - Conflicts
