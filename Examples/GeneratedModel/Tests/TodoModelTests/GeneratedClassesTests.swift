@@ -58,7 +58,7 @@ struct GeneratedClassesTests {
             todo.title = "Buy oat milk"
             todo.completedAt = created.addingTimeInterval(3600)
             location.altitude = 35
-            print("A"); try reader.save(); print("B")
+            try reader.save()
         }
 
         try context.performAndWait {
@@ -80,7 +80,7 @@ struct GeneratedClassesTests {
             #expect(todo.tags?.count == 0)
             for tag in allTags { #expect(tag.todos?.count == 0) }
             todo.addToTags(NSSet(array: allTags))
-            print("C"); try context.save(); print("D")
+            try context.save()
 
             // Delete: the nullify rule empties the inverses
             context.delete(todo)
