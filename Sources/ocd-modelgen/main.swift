@@ -106,6 +106,12 @@ do {
             try write(file.contents, to: folder.appendingPathComponent(file.name))
             print("wrote \(folder.appendingPathComponent(file.name).path)")
         }
+        let chosen = arguments.entities.map(Set.init)
+        for entity in model.entities where chosen?.contains(entity.name ?? "") ?? true {
+            guard let setting = entity.codegenSettingName else { continue }
+            print("note: entity '\(entity.name ?? "")' has Codegen \(setting); set it to Manual/None, "
+                + "or the build plugin generates its code a second time")
+        }
     }
 } catch let error as ModelCodeGenerationError {
     fail(modelPath, "can't generate Swift for \(error)")

@@ -155,3 +155,14 @@ enum PropertyTyping {
         return depth == 0
     }
 }
+
+extension NSEntityDescription {
+    /// The model editor's name of the entity's Codegen setting, when code is generated for it.
+    package var codegenSettingName: String? {
+        switch codeGenerationType {
+        case "class": "\"Class Definition\""
+        case "category": "\"Category/Extension\""
+        default: nil
+        }
+    }
+}

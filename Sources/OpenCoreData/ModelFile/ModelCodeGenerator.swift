@@ -49,11 +49,11 @@ package struct ModelCodeGenerator {
         for entry in plan.entries {
             if entry.parts.contains(.classDefinition) {
                 let name = "\(entry.className)+CoreDataClass.swift"
-                files.append(File(name: name, contents: header(fileName: name) + classDefinition(entry, plan: plan)))
+                files.append(File(name: name, contents: header(fileName: name) + "\n" + classDefinition(entry, plan: plan)))
             }
             if entry.parts.contains(.properties) {
                 let name = "\(entry.className)+CoreDataProperties.swift"
-                files.append(File(name: name, contents: header(fileName: name) + (try properties(entry, plan: plan))))
+                files.append(File(name: name, contents: header(fileName: name) + "\n" + (try properties(entry, plan: plan))))
             }
         }
         return files.sorted { $0.name < $1.name }
