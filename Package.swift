@@ -32,6 +32,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreDataMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]

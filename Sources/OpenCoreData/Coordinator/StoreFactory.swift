@@ -17,7 +17,12 @@ package enum StoreFactory {
             if url?.path == "/dev/null" {
                 return try makeStore(type: NSInMemoryStoreType, url: url, options: options, configuration: configuration, model: model)
             }
-            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The SQLite store is not available in this build.")
+            guard let url else {
+                throw CoreDataError.make(NSPersistentStoreOpenError, "An SQLite store needs a file URL.")
+            }
+            let opened = try SQLiteStore.open(url: url, options: options, model: model, configuration: configuration)
+            return NSPersistentStore(type: type, url: url, options: options, configurationName: configuration,
+                                     identifier: opened.uuid, metadata: opened.metadata, backend: opened.store)
         default:
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
                                      "Unsupported persistent store type '\(type)'; OpenCoreData provides '\(NSSQLiteStoreType)' and '\(NSInMemoryStoreType)'.")

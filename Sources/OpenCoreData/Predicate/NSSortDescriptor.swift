@@ -25,6 +25,8 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
     /// The Swift key path this descriptor was made from, if any.
     public let keyPath: AnyKeyPath?
     private let customComparator: (@Sendable (Any, Any) -> ComparisonResult)?
+    /// Whether a comparator closure orders the values (then only in-memory sorting can honour it).
+    package var hasCustomComparator: Bool { customComparator != nil }
 
     private init(
         key: String?, ascending: Bool, selector: Selector?, keyPath: AnyKeyPath?,

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+
+/// A SELECT statement assembled from typed fragments.
+package struct SQLSelect {
+    package var distinct = false
+    package var columns: [SQLFragment] = []
+    /// `ZTABLE t0`
+    package var from: SQLFragment
+    package var joins: [SQLFragment] = []
+    /// Conditions joined with AND.
+    package var conditions: [SQLFragment] = []
+    package var orderBy: [SQLFragment] = []
+    /// Bound as parameters; nil or 0 means none.
+    package var limit: Int?
+    package var offset: Int?
+
+    package init(from: SQLFragment) {
+        self.from = from
+    }
+
+    /// The statement text and its arguments.
+    package func render() -> SQLFragment {
+        var sql = SQLFragment(distinct ? "SELECT DISTINCT " : "SELECT ")
+        sql.append(columns.joined(separator: ", "))
+        sql.append(" FROM ")
+        sql.append(from)
+        for join in joins {
+            sql.append(" ")
+            sql.append(join)
+        }
+        if !conditions.isEmpty {
+            sql.append(" WHERE ")
+            sql.append(conditions.count == 1 ? conditions[0] : conditions.map { "(" + $0 + ")" }.joined(separator: " AND "))
+        }
+        if !orderBy.isEmpty {
+            sql.append(" ORDER BY ")
+            sql.append(orderBy.joined(separator: ", "))
+        }
+        let limit = self.limit ?? 0, offset = self.offset ?? 0
+        if limit > 0 || offset > 0 {
+            sql.append(" LIMIT ")
+            sql.append(.parameter((limit > 0 ? Int64(limit) : -1).databaseValue))
+            if offset > 0 {
+                sql.append(" OFFSET ")
+                sql.append(.parameter(Int64(offset).databaseValue))
+            }
+        }
+        return sql
+    }
+
+    /// `SELECT COUNT(*)` over this query's rows (paging included).
+    package func renderCount() -> SQLFragment {
+        let paged = (limit ?? 0) > 0 || (offset ?? 0) > 0
+        if !paged && !distinct {
+            var copy = self
+            copy.columns = [SQLFragment("COUNT(*)")]
+            copy.orderBy = []
+            return copy.render()
+        }
+        var inner = self
+        inner.orderBy = distinct ? [] : orderBy
+        return "SELECT COUNT(*) FROM (" + inner.render() + ")"
+    }
+}
+
+/// Why a request cannot be translated to SQL; the store then lets the context evaluate it in memory.
+package struct SQLTranslationError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+
+/// Translates store requests to SQL: fetches, counts, ID fetches, row lookups and relationship
+/// destinations. Every value is a bound argument; golden-SQL tests pin the text down.
+package struct SQLiteQueryBuilder {
+    package let schema: SQLiteSchema
+
+    package init(schema: SQLiteSchema) {
+        self.schema = schema
+    }
+
+    private static let alias = SQLTranslationState.rootAlias
+
+    // MARK: - Fetch requests
+
+    /// The SELECT of a fetch request, with the filter, sort and paging it asks for.
+    /// - Throws: `SQLTranslationError` when part of the request cannot be lowered to SQL.
+    package func select(_ request: SQLiteFetchQuery, columns: [SQLFragment]) throws -> SQLSelect {
+        guard let table = schema.table(for: request.entity) else {
+            throw SQLTranslationError("Entity '\(request.entity.name ?? "?")' is not in this store.")
+        }
+        var state = SQLTranslationState(schema: schema, entity: request.entity)
+        var select = SQLSelect(from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(Self.alias))
+        select.columns = columns
+        if let filter = entityFilter(request.entity, includesSubentities: request.includesSubentities, alias: Self.alias) {
+            select.conditions.append(filter)
+        }
+        if let predicate = request.predicate {
+            select.conditions.append(try state.condition(for: predicate))
+        }
+        if !request.sortKeys.isEmpty {
+            for key in request.sortKeys {
+                select.orderBy.append(try state.orderTerm(for: key))
+            }
+            // Equal keys keep primary-key order, as the in-memory sort keeps store order.
+            select.orderBy.append(SQLFragment.column("Z_PK", of: Self.alias))
+        }
+        select.joins = state.joins
+        select.limit = request.limit
+        select.offset = request.offset
+        return select
+    }
+
+    /// `SELECT Z_PK, Z_ENT` of a fetch request (for `fetchBatchSize` and ID results).
+    package func selectObjectIDs(_ request: SQLiteFetchQuery) throws -> SQLSelect {
+        try select(request, columns: [SQLFragment.column("Z_PK", of: Self.alias), SQLFragment.column("Z_ENT", of: Self.alias)])
+    }
+
+    /// `SELECT COUNT(*)` of a fetch request, paging included.
+    package func count(_ request: SQLiteFetchQuery) throws -> SQLFragment {
+        try select(request, columns: [SQLFragment.column("Z_PK", of: Self.alias)]).renderCount()
+    }
+
+    /// `t0.Z_ENT = ?` or `t0.Z_ENT IN (?, …)` when the table also hosts other entities.
+    package func entityFilter(_ entity: NSEntityDescription, includesSubentities: Bool, alias: String) -> SQLFragment? {
+        guard schema.needsEntityFilter(entity, includingSubentities: includesSubentities) else { return nil }
+        let numbers = schema.entityNumbers(of: entity, includingSubentities: includesSubentities).map { Int64($0).databaseValue }
+        if numbers.count == 1 { return SQLFragment.column("Z_ENT", of: alias) + " = " + .parameter(numbers[0]) }
+        return SQLFragment.column("Z_ENT", of: alias) + " IN " + .parameterList(numbers)
+    }
+
+    // MARK: - Rows by primary key
+
+    /// The rows of a table whose primary keys are in a list of `count` keys.
+    package func rows(in table: SQLiteTable, columns: [SQLFragment], keys: [Int64]) -> SQLFragment {
+        var select = SQLSelect(from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(Self.alias))
+        select.columns = columns
+        select.conditions = [SQLFragment.column("Z_PK", of: Self.alias) + " IN " + .parameterList(keys.map(\.databaseValue))]
+        return select.render()
+    }
+
+    // MARK: - Relationship destinations
+
+    /// The destinations of one object's relationship in one query, in order for ordered relationships.
+    ///
+    /// - to-one: the destination row, found through the source row's foreign key;
+    /// - to-many with a to-one inverse: the rows whose foreign key is the source (ordered by `Z_FOK_`);
+    /// - many-to-many: the rows joined through the join table (ordered by its `Z_FOK_` column).
+    package func destinations(of relationship: NSRelationshipDescription, sourceKey: Int64, columns: [SQLFragment]) throws -> SQLFragment {
+        guard let destination = relationship.destinationEntity, let destinationTable = schema.table(for: destination),
+              let source = relationship.entity, let sourceTable = schema.table(for: source) else {
+            throw SQLTranslationError("Relationship '\(relationship.name)' has no destination table in this store.")
+        }
+        let alias = Self.alias
+        var select = SQLSelect(from: SQLFragment.identifier(destinationTable.name) + " " + SQLFragment.identifier(alias))
+        select.columns = columns
+        let key = SQLFragment.parameter(sourceKey.databaseValue)
+        if !relationship.isToMany {
+            guard let fk = sourceTable.valueColumn(for: relationship) else {
+                throw SQLTranslationError("Relationship '\(relationship.name)' has no foreign-key column.")
+            }
+            select.conditions.append(SQLFragment.column("Z_PK", of: alias) + " = (SELECT " + SQLFragment.identifier(fk.name) + " FROM "
+                                     + SQLFragment.identifier(sourceTable.name) + " WHERE Z_PK = " + key + ")")
+        } else if let join = schema.joinTable(for: relationship) {
+            let access = join.access(for: relationship)
+            let j = "j"
+            select.from = select.from + " JOIN " + SQLFragment.identifier(join.name) + " " + SQLFragment.identifier(j)
+                + " ON " + SQLFragment.column(access.otherColumn, of: j) + " = " + SQLFragment.column("Z_PK", of: alias)
+            select.conditions.append(SQLFragment.column(access.selfColumn, of: j) + " = " + key)
+            if let order = access.orderColumn {
+                select.orderBy = [SQLFragment.column(order, of: j)]
+            }
+        } else if let inverse = relationship.inverseRelationship, let fk = destinationTable.valueColumn(for: inverse) {
+            select.conditions.append(SQLFragment.column(fk.name, of: alias) + " = " + key)
+            if let order = destinationTable.orderColumnByProperty[ObjectIdentifier(inverse)] {
+                select.orderBy = [SQLFragment.column(destinationTable.columns[order].name, of: alias), SQLFragment.column("Z_PK", of: alias)]
+            }
+        } else {
+            throw SQLTranslationError("Relationship '\(relationship.name)' is stored neither in a foreign key nor in a join table.")
+        }
+        if let filter = entityFilter(destination, includesSubentities: true, alias: alias) {
+            select.conditions.append(filter)
+        }
+        return select.render()
+    }
+}

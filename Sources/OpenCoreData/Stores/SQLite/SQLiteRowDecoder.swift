@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+
+/// Reads the rows of one entity (and optionally its subentities) straight into snapshots.
+///
+/// The selected columns and, per `Z_ENT`, where each layout slot comes from are worked out
+/// once; reading a row is then a loop over column indices with no name lookups.
+///
+/// `@unchecked Sendable`: immutable after init; built from a frozen model.
+package final class SQLiteRowDecoder: @unchecked Sendable {
+    /// Where a snapshot slot's value comes from.
+    enum SlotSource {
+        case null
+        case unloaded
+        case attribute(column: Int32, type: NSAttributeType)
+        case toOne(column: Int32, entityTypeColumn: Int32?, destination: NSEntityDescription)
+    }
+
+    struct EntityPlan {
+        let entity: NSEntityDescription
+        let slots: [SlotSource]
+    }
+
+    package let table: SQLiteTable
+    /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.<columns>…`
+    package let selection: [SQLFragment]
+    private let plans: [Int: EntityPlan]
+    private let schema: SQLiteSchema
+
+    /// - Parameters:
+    ///   - entity: the entity whose rows are read.
+    ///   - includesSubentities: whether rows of its subentities are read too.
+    ///   - alias: the table alias in the query.
+    package init(schema: SQLiteSchema, entity: NSEntityDescription, includesSubentities: Bool, alias: String = SQLTranslationState.rootAlias) {
+        let table = schema.table(for: entity)!
+        self.table = table
+        self.schema = schema
+        let readEntities = includesSubentities ? entity.selfAndDescendants : [entity]
+        var used = Set<Int>()
+        for readEntity in readEntities { used.formUnion(table.columnIndices(for: readEntity)) }
+        let selectedColumns = table.columns.indices.filter { used.contains($0) }
+        var position: [Int: Int32] = [:]
+        for (offset, index) in selectedColumns.enumerated() { position[index] = Int32(offset + 3) }
+        self.selection = [SQLFragment.column("Z_PK", of: alias), SQLFragment.column("Z_ENT", of: alias), SQLFragment.column("Z_OPT", of: alias)]
+            + selectedColumns.map { SQLFragment.column(table.columns[$0].name, of: alias) }
+
+        var plans: [Int: EntityPlan] = [:]
+        for readEntity in readEntities {
+            let layout = readEntity.layout
+            var slots: [SlotSource] = []
+            slots.reserveCapacity(layout.slotCount)
+            for property in layout.properties {
+                let key = ObjectIdentifier(property)
+                guard property.isStored else { slots.append(.null); continue }
+                if let attribute = property as? NSAttributeDescription {
+                    if let index = table.valueColumnByProperty[key], let column = position[index] {
+                        slots.append(.attribute(column: column, type: attribute.attributeType))
+                    } else {
+                        slots.append(.null)
+                    }
+                } else if let relationship = property as? NSRelationshipDescription {
+                    if relationship.isToMany {
+                        slots.append(.unloaded)
+                    } else if let index = table.valueColumnByProperty[key], let column = position[index], let destination = relationship.destinationEntity {
+                        let typeColumn = table.entityTypeColumnByProperty[key].flatMap { position[$0] }
+                        slots.append(.toOne(column: column, entityTypeColumn: typeColumn, destination: destination))
+                    } else {
+                        slots.append(.null)
+                    }
+                } else {
+                    slots.append(.null)
+                }
+            }
+            plans[schema.entityNumber(of: readEntity)] = EntityPlan(entity: readEntity, slots: slots)
+        }
+        self.plans = plans
+    }
+
+    /// Decodes every row a statement returns; rows of unknown `Z_ENT` are skipped with a log line.
+    package func decodeAll(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, into result: inout [RowSnapshot]) throws {
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        let handle = statement.sqliteStatement
+        while try cursor.next() != nil {
+            if let snapshot = decodeCurrentRow(handle, store: store) { result.append(snapshot) }
+        }
+    }
+
+    /// Decodes the row a statement is positioned on.
+    @inline(__always)
+    func decodeCurrentRow(_ handle: SQLiteStatement, store: NSPersistentStore) -> RowSnapshot? {
+        guard let primaryKey = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 0)) else { return nil }
+        let number = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 1)).map(Int.init) ?? -1
+        guard let plan = plans[number] else {
+            Log.store.warning("Skipping row \(primaryKey) of \(table.name): Z_ENT \(number) is not an entity this request reads.")
+            return nil
+        }
+        let version = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 2)) ?? 0
+        var values = ContiguousArray<StoreValue>()
+        values.reserveCapacity(plan.slots.count)
+        for source in plan.slots {
+            switch source {
+            case .null:
+                values.append(.null)
+            case .unloaded:
+                values.append(.unloaded)
+            case .attribute(let column, let type):
+                values.append(SQLiteValueCoding.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type))
+            case .toOne(let column, let typeColumn, let destination):
+                guard let key = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: column)) else {
+                    values.append(.null)
+                    continue
+                }
+                var target = destination
+                if let typeColumn, let number = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: typeColumn)),
+                   let typed = schema.entity(number: Int(number)), typed.isKindOf(entity: destination) {
+                    target = typed
+                }
+                values.append(.objectID(NSManagedObjectID(entity: target, primaryKey: key, store: store)))
+            }
+        }
+        return RowSnapshot(objectID: NSManagedObjectID(entity: plan.entity, primaryKey: primaryKey, store: store), version: version, values: values)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+
+// MARK: - Conflicts found before a save writes anything
+
+extension SQLiteStore {
+    /// Finds optimistic-locking conflicts (`Z_OPT` changed since the context read the row) and
+    /// uniqueness violations (against stored rows and inside the save), and throws them all at
+    /// once. Runs inside the save transaction, which holds the write lock.
+    func checkConflicts(_ request: StoreSaveRequest, db: Database, store: NSPersistentStore) throws {
+        var conflicts = StoreSaveConflicts()
+        for update in request.updated {
+            let id = update.snapshot.objectID
+            let version = try storedVersion(of: id, db: db)
+            if version != update.expectedVersion {
+                conflicts.optimistic.append(StoreOptimisticConflict(objectID: id, expectedVersion: update.expectedVersion,
+                                                                    current: version == nil ? nil : try currentRow(id, db: db, store: store)))
+            }
+        }
+        for delete in request.deleted {
+            if let version = try storedVersion(of: delete.objectID, db: db), version != delete.expectedVersion {
+                conflicts.optimistic.append(StoreOptimisticConflict(objectID: delete.objectID, expectedVersion: delete.expectedVersion,
+                                                                    current: try currentRow(delete.objectID, db: db, store: store)))
+            }
+        }
+        conflicts.constraints = try uniquenessViolations(request, db: db, store: store)
+        if !conflicts.optimistic.isEmpty || !conflicts.constraints.isEmpty { throw conflicts }
+    }
+
+    /// The stored `Z_OPT` of a row, or nil when the row is gone.
+    private func storedVersion(of id: NSManagedObjectID, db: Database) throws -> Int64? {
+        guard let table = schema.table(for: id.entity) else { return nil }
+        let sql = "SELECT Z_OPT FROM \(SQLIdentifier.quote(table.name)) WHERE Z_PK = ?"
+        Log.sql.debug("\(sql)")
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.primaryKey]) else { return nil }
+        return SQLiteValueCoding.integer(row[0]) ?? 0
+    }
+
+    /// The stored row of an object, as a snapshot.
+    func currentRow(_ id: NSManagedObjectID, db: Database, store: NSPersistentStore) throws -> RowSnapshot? {
+        guard let table = schema.table(for: id.entity) else { return nil }
+        let decoder = decoder(for: table.root, includesSubentities: true)
+        var rows: [RowSnapshot] = []
+        try run(db, builder.rows(in: table, columns: decoder.selection, keys: [id.primaryKey])) { statement, arguments in
+            try decoder.decodeAll(statement, arguments: arguments, store: store, into: &rows)
+        }
+        return rows.first
+    }
+
+    /// Uniqueness violations, as the in-memory store finds them: NULLs are distinct (as in SQL),
+    /// rows deleted or rewritten by the same save are not held against it.
+    private func uniquenessViolations(_ request: StoreSaveRequest, db: Database, store: NSPersistentStore) throws -> [StoreConstraintViolation] {
+        // Most saves touch no constrained entity: look at each distinct entity once before copying rows.
+        var entities: [ObjectIdentifier: NSEntityDescription] = [:]
+        var last: NSEntityDescription?
+        func note(_ entity: NSEntityDescription) {
+            guard entity !== last else { return }
+            entities[ObjectIdentifier(entity)] = entity
+            last = entity
+        }
+        for row in request.inserted { note(row.objectID.entity) }
+        for update in request.updated { note(update.snapshot.objectID.entity) }
+        guard entities.values.contains(where: { !$0.effectiveUniquenessConstraints.isEmpty }) else { return [] }
+        let written = request.inserted + request.updated.map(\.snapshot)
+        let excluded = Set(request.deleted.map(\.objectID)).union(written.map(\.objectID))
+        var violations: [StoreConstraintViolation] = []
+        var checked = Set<String>()
+        for row in written {
+            let entity = row.objectID.entity
+            for constraint in entity.effectiveUniquenessConstraints {
+                let owner = constraintOwner(of: constraint, in: entity)
+                guard checked.insert("\(ObjectIdentifier(owner).hashValue):\(constraint)").inserted else { continue }
+                let properties = constraint.compactMap { owner.propertiesByName[$0] }
+                let indices = constraint.compactMap { owner.layout.indexByName[$0] }
+                guard indices.count == constraint.count, properties.count == constraint.count,
+                      let table = schema.table(for: owner) else { continue }
+                let columns = properties.compactMap { table.valueColumn(for: $0) }
+                guard columns.count == constraint.count else { continue }
+
+                var groups: [[StoreValue]: [NSManagedObjectID]] = [:]
+                var order: [[StoreValue]] = []
+                for candidate in written where candidate.objectID.entity.isKindOf(entity: owner) {
+                    let key = indices.map { $0 < candidate.values.count ? candidate.values[$0] : StoreValue.null }
+                    if key.contains(where: \.isNull) { continue }
+                    if groups[key] == nil { order.append(key) }
+                    groups[key, default: []].append(candidate.objectID)
+                }
+                for key in order {
+                    let ids = groups[key]!
+                    let stored = try storedRow(holding: key, columns: columns, owner: owner, table: table, excluding: excluded, db: db, store: store)
+                    if let stored {
+                        violations.append(StoreConstraintViolation(constraint: constraint, conflictingObjectIDs: ids, databaseSnapshot: stored))
+                    } else if ids.count > 1 {
+                        violations.append(StoreConstraintViolation(constraint: constraint, conflictingObjectIDs: ids, databaseSnapshot: nil))
+                    }
+                }
+            }
+        }
+        return violations
+    }
+
+    /// A stored row of `owner`'s hierarchy whose constraint columns hold `key`, not among `excluded`.
+    private func storedRow(holding key: [StoreValue], columns: [SQLiteColumn], owner: NSEntityDescription, table: SQLiteTable,
+                           excluding excluded: Set<NSManagedObjectID>, db: Database, store: NSPersistentStore) throws -> RowSnapshot? {
+        // A key naming an unsaved object cannot match a stored row.
+        if key.contains(where: { $0.objectIDValue?.isTemporaryID ?? false }) { return nil }
+        let decoder = decoder(for: owner, includesSubentities: true)
+        let alias = SQLTranslationState.rootAlias
+        var select = SQLSelect(from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(alias))
+        select.columns = decoder.selection
+        if let filter = builder.entityFilter(owner, includesSubentities: true, alias: alias) { select.conditions.append(filter) }
+        for (column, value) in zip(columns, key) {
+            select.conditions.append(SQLFragment.column(column.name, of: alias) + " = " + .parameter(SQLiteValueCoding.databaseValue(value)))
+        }
+        var rows: [RowSnapshot] = []
+        try run(db, select.render()) { statement, arguments in
+            try decoder.decodeAll(statement, arguments: arguments, store: store, into: &rows)
+        }
+        return rows.first { !excluded.contains($0.objectID) }
+    }
+
+    /// The entity in `entity`'s ancestry that declares `constraint`.
+    private func constraintOwner(of constraint: [String], in entity: NSEntityDescription) -> NSEntityDescription {
+        var current: NSEntityDescription? = entity
+        while let candidate = current {
+            if candidate.uniquenessConstraintNames.contains(constraint) { return candidate }
+            current = candidate.superentity
+        }
+        return entity
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+
+// MARK: - Reading
+
+extension SQLiteStore {
+    /// The most primary keys bound in one `Z_PK IN (…)` query.
+    static let keyChunkSize = 500
+
+    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool {
+        do {
+            _ = try builder.select(SQLiteFetchQuery(request), columns: [])
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {
+        try fetchSnapshots(try query(request), store: store)
+    }
+
+    /// The rows of a query, decoded straight into snapshots.
+    func fetchSnapshots(_ request: SQLiteFetchQuery, store: NSPersistentStore) throws -> [RowSnapshot] {
+        let decoder = decoder(for: request.entity, includesSubentities: request.includesSubentities)
+        let sql = try translated(request) { try builder.select(request, columns: decoder.selection).render() }
+        return try read { db in
+            var result: [RowSnapshot] = []
+            try run(db, sql) { statement, arguments in
+                try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
+            }
+            return result
+        }
+    }
+
+    func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
+        let request = try query(request)
+        let sql = try translated(request) { try builder.selectObjectIDs(request).render() }
+        let fallback = request.entity
+        return try read { db in
+            var ids: [NSManagedObjectID] = []
+            try run(db, sql) { statement, arguments in
+                let cursor = try Row.fetchCursor(statement, arguments: arguments)
+                let handle = statement.sqliteStatement
+                while try cursor.next() != nil {
+                    guard let key = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 0)) else { continue }
+                    let number = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 1)).map(Int.init)
+                    let entity = number.flatMap(schema.entity(number:)) ?? fallback
+                    ids.append(NSManagedObjectID(entity: entity, primaryKey: key, store: store))
+                }
+            }
+            return ids
+        }
+    }
+
+    func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int {
+        let request = try query(request)
+        let sql = try translated(request) { try builder.count(request) }
+        return try read { db in
+            var count = 0
+            try run(db, sql) { statement, arguments in
+                count = try Int.fetchOne(statement, arguments: arguments) ?? 0
+            }
+            return count
+        }
+    }
+
+    func snapshots(for objectIDs: [NSManagedObjectID], store: NSPersistentStore) throws -> [RowSnapshot] {
+        // Group by table: one decoder (root entity with subentities) and chunked IN lists per table.
+        var keysByTable: [ObjectIdentifier: (SQLiteTable, [Int64])] = [:]
+        for id in objectIDs where !id.isTemporaryID {
+            guard let table = schema.table(for: id.entity) else { continue }
+            keysByTable[ObjectIdentifier(table), default: (table, [])].1.append(id.primaryKey)
+        }
+        guard !keysByTable.isEmpty else { return [] }
+        return try read { db in
+            var result: [RowSnapshot] = []
+            result.reserveCapacity(objectIDs.count)
+            for (table, keys) in keysByTable.values {
+                let decoder = decoder(for: table.root, includesSubentities: true)
+                var start = 0
+                while start < keys.count {
+                    let chunk = Array(keys[start..<min(start + Self.keyChunkSize, keys.count)])
+                    try run(db, builder.rows(in: table, columns: decoder.selection, keys: chunk)) { statement, arguments in
+                        try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
+                    }
+                    start += Self.keyChunkSize
+                }
+            }
+            return result
+        }
+    }
+
+    func destinations(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, store: NSPersistentStore) throws -> [RowSnapshot] {
+        guard !objectID.isTemporaryID, let destination = relationship.destinationEntity else { return [] }
+        let decoder = decoder(for: destination, includesSubentities: true)
+        let sql = try translated(nil) { try builder.destinations(of: relationship, sourceKey: objectID.primaryKey, columns: decoder.selection) }
+        return try read { db in
+            var result: [RowSnapshot] = []
+            try run(db, sql) { statement, arguments in
+                try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
+            }
+            return result
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The store query of a fetch request.
+    private func query(_ request: StoreFetchRequest) throws -> SQLiteFetchQuery {
+        do {
+            return try SQLiteFetchQuery(request)
+        } catch let error as SQLTranslationError {
+            throw CoreDataError.make(NSCoreDataError, "The SQLite store cannot evaluate this request in SQL: \(error.description)")
+        }
+    }
+
+    /// Translates a request, turning a translation failure into a Core Data error.
+    private func translated(_ request: SQLiteFetchQuery?, _ body: () throws -> SQLFragment) throws -> SQLFragment {
+        do {
+            return try body()
+        } catch let error as SQLTranslationError {
+            throw CoreDataError.make(NSCoreDataError, "The SQLite store cannot evaluate this request in SQL: \(error.description)")
+        }
+    }
+
+    /// Prepares (from the connection's statement cache) and runs a statement, logging its SQL.
+    func run(_ db: Database, _ sql: SQLFragment, _ body: (Statement, StatementArguments) throws -> Void) throws {
+        Log.sql.debug("\(sql.text) \(sql.arguments.isEmpty ? "" : "\(sql.arguments)")")
+        let statement = try db.cachedStatement(sql: sql.text)
+        try body(statement, sql.statementArguments)
+    }
+}

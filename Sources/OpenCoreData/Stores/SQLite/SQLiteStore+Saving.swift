@@ -1,0 +1,221 @@
+import Foundation
+import GRDB
+
+// MARK: - Saving
+
+extension SQLiteStore {
+    func writePlan(for entity: NSEntityDescription) -> SQLiteWritePlan {
+        let key = ObjectIdentifier(entity)
+        if let plan = caches.withLock({ $0.writePlans[key] }) { return plan }
+        let plan = SQLiteWritePlan(entity: entity, schema: schema)
+        caches.withLock { $0.writePlans[key] = plan }
+        return plan
+    }
+
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int, store: NSPersistentStore) throws -> Int64 {
+        try writeTransaction { db in try reserveKeys(db, root: entity.rootEntity, count: count) }
+    }
+
+    /// Adds `count` to the hierarchy's `Z_MAX` and returns the first reserved key.
+    private func reserveKeys(_ db: Database, root: NSEntityDescription, count: Int) throws -> Int64 {
+        let number = Int64(schema.entityNumber(of: root))
+        try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = COALESCE(Z_MAX, 0) + ? WHERE Z_ENT = ?", [Int64(count), number])
+        if db.changesCount == 0 {
+            try Self.execute(db, "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)", [number, root.name ?? "", Int64(count)])
+        }
+        let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [number]) ?? Int64(count)
+        return max - Int64(count) + 1
+    }
+
+    /// Writes a save in one transaction: conflicts are checked first, then keys are reserved
+    /// (`Z_MAX` once per hierarchy), then deletes, updates, inserts and relationship rows.
+    func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult {
+        try writeTransaction { db in
+            try checkConflicts(request, db: db, store: store)
+            var result = StoreSaveResult()
+
+            // Primary keys for temporary IDs, reserved once per hierarchy.
+            var temporaryCounts: [ObjectIdentifier: (root: NSEntityDescription, count: Int)] = [:]
+            var permanentMax: [ObjectIdentifier: (root: NSEntityDescription, key: Int64)] = [:]
+            for insert in request.inserted {
+                let root = insert.objectID.entity.rootEntity
+                if insert.objectID.isTemporaryID {
+                    temporaryCounts[ObjectIdentifier(root), default: (root, 0)].count += 1
+                } else {
+                    let key = max(permanentMax[ObjectIdentifier(root)]?.key ?? 0, insert.objectID.primaryKey)
+                    permanentMax[ObjectIdentifier(root)] = (root, key)
+                }
+            }
+            var nextKey: [ObjectIdentifier: Int64] = [:]
+            for (key, entry) in temporaryCounts {
+                nextKey[key] = try reserveKeys(db, root: entry.root, count: entry.count)
+            }
+            for entry in permanentMax.values {
+                try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(COALESCE(Z_MAX, 0), ?) WHERE Z_ENT = ?",
+                                 [entry.key, Int64(schema.entityNumber(of: entry.root))])
+            }
+            for insert in request.inserted where insert.objectID.isTemporaryID {
+                let root = ObjectIdentifier(insert.objectID.entity.rootEntity)
+                let key = nextKey[root]!
+                nextKey[root] = key + 1
+                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, store: store)
+            }
+            let map = result.permanentIDs
+            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { id.isTemporaryID ? (map[id] ?? id) : id }
+            func resolved(_ values: ContiguousArray<StoreValue>) -> ContiguousArray<StoreValue> {
+                guard !map.isEmpty else { return values }
+                var values = values
+                for index in values.indices {
+                    switch values[index] {
+                    case .objectID(let id) where id.isTemporaryID: values[index] = .objectID(resolve(id))
+                    case .objectIDs(let ids): values[index] = .objectIDs(ids.map(resolve))
+                    default: break
+                    }
+                }
+                return values
+            }
+
+            try writeDeletes(request.deleted, db: db)
+            var relationshipWork: [(plan: SQLiteWritePlan, key: Int64, values: ContiguousArray<StoreValue>, slots: Set<Int>?)] = []
+            for update in request.updated {
+                let values = resolved(update.snapshot.values)
+                let plan = writePlan(for: update.snapshot.objectID.entity)
+                try writeUpdate(update, values: values, plan: plan, db: db, store: store)
+                relationshipWork.append((plan, update.snapshot.objectID.primaryKey, values, Set(update.changedIndices)))
+            }
+            var insertStatements: [ObjectIdentifier: Statement] = [:]
+            for insert in request.inserted {
+                let id = resolve(insert.objectID)
+                let values = resolved(insert.values)
+                let plan = writePlan(for: id.entity)
+                let statement: Statement
+                if let cached = insertStatements[ObjectIdentifier(plan)] {
+                    statement = cached
+                } else {
+                    Log.sql.debug("\(plan.insertSQL)")
+                    statement = try db.cachedStatement(sql: plan.insertSQL)
+                    insertStatements[ObjectIdentifier(plan)] = statement
+                }
+                let handle = statement.sqliteStatement
+                SQLiteRawBinding.reset(handle)
+                SQLiteRawBinding.bind(id.primaryKey, to: handle, at: 1)
+                SQLiteRawBinding.bind(plan.entityNumber, to: handle, at: 2)
+                SQLiteRawBinding.bind(Int64(max(insert.version, 1)), to: handle, at: 3)
+                var position: Int32 = 4
+                for column in plan.insertColumns {
+                    plan.bind(column.source, in: values, schema: schema, to: handle, at: position)
+                    position += 1
+                }
+                try SQLiteRawBinding.step(statement, db: db)
+                if !plan.joinRelationships.isEmpty || !plan.orderedChildren.isEmpty {
+                    relationshipWork.append((plan, id.primaryKey, values, nil))
+                }
+            }
+            for work in relationshipWork {
+                try writeRelationships(plan: work.plan, key: work.key, values: work.values, changedSlots: work.slots, db: db)
+            }
+            return result
+        }
+    }
+
+    // MARK: - Rows
+
+    private func writeDeletes(_ deletes: [StoreDelete], db: Database) throws {
+        for delete in deletes {
+            let plan = writePlan(for: delete.objectID.entity)
+            let key = delete.objectID.primaryKey.databaseValue
+            try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(plan.table.name)) WHERE Z_PK = ?", [key])
+            for join in plan.joinRelationships {
+                try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(join.table.name)) WHERE \(SQLIdentifier.quote(join.access.selfColumn)) = ?", [key])
+                if join.table.isSelfInverse {
+                    try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(join.table.name)) WHERE \(SQLIdentifier.quote(join.access.otherColumn)) = ?", [key])
+                }
+            }
+        }
+    }
+
+    private func writeUpdate(_ update: StoreUpdate, values: ContiguousArray<StoreValue>, plan: SQLiteWritePlan, db: Database, store: NSPersistentStore) throws {
+        var columns: [(column: Int, source: SQLiteWritePlan.ColumnSource)] = []
+        for slot in update.changedIndices.sorted() {
+            columns.append(contentsOf: plan.columnsBySlot[slot] ?? [])
+        }
+        columns.sort { $0.column < $1.column }
+        let sql = plan.updateSQL(columns: columns.map(\.column))
+        var arguments: [DatabaseValue] = [update.snapshot.version.databaseValue]
+        for column in columns { arguments.append(plan.value(of: column.source, in: values, schema: schema)) }
+        arguments.append(update.snapshot.objectID.primaryKey.databaseValue)
+        arguments.append(update.expectedVersion.databaseValue)
+        Log.sql.debug("\(sql)")
+        let statement = try db.cachedStatement(sql: sql)
+        statement.setUncheckedArguments(StatementArguments(arguments))
+        try statement.execute()
+        if db.changesCount != 1 {
+            // Checked before writing, so only a writer that bypassed the lock gets here.
+            let current = try currentRow(update.snapshot.objectID, db: db, store: store)
+            throw StoreSaveConflicts(optimistic: [StoreOptimisticConflict(objectID: update.snapshot.objectID, expectedVersion: update.expectedVersion, current: current)])
+        }
+    }
+
+    // MARK: - Relationships
+
+    /// Writes the to-many relationships of a saved row: join-table pairs and `Z_FOK_` positions.
+    /// `changedSlots` nil means a new row (every non-empty list is written).
+    private func writeRelationships(plan: SQLiteWritePlan, key: Int64, values: ContiguousArray<StoreValue>, changedSlots: Set<Int>?, db: Database) throws {
+        for join in plan.joinRelationships {
+            guard changedSlots?.contains(join.slot) ?? true, join.slot < values.count, case .objectIDs(let ids) = values[join.slot] else { continue }
+            if changedSlots == nil && ids.isEmpty { continue }
+            try writeJoinList(join, key: key, destinations: ids.map(\.primaryKey), isNew: changedSlots == nil, db: db)
+        }
+        for children in plan.orderedChildren {
+            guard changedSlots?.contains(children.slot) ?? true, children.slot < values.count, case .objectIDs(let ids) = values[children.slot] else { continue }
+            let sql = "UPDATE \(SQLIdentifier.quote(children.childTable.name)) SET \(SQLIdentifier.quote(children.orderColumn)) = ? WHERE Z_PK = ?"
+            for (position, id) in ids.enumerated() {
+                try Self.execute(db, sql, [Int64(position + 1), id.primaryKey])
+            }
+        }
+    }
+
+    /// Makes the join table hold exactly `destinations` for the object `key` on one side.
+    private func writeJoinList(_ join: SQLiteWritePlan.JoinRelationship, key: Int64, destinations: [Int64], isNew: Bool, db: Database) throws {
+        let table = SQLIdentifier.quote(join.table.name)
+        let selfColumn = SQLIdentifier.quote(join.access.selfColumn)
+        let otherColumn = SQLIdentifier.quote(join.access.otherColumn)
+        let existing: Set<Int64>
+        if isNew {
+            existing = []
+        } else {
+            let sql = "SELECT \(otherColumn) FROM \(table) WHERE \(selfColumn) = ?"
+            Log.sql.debug("\(sql)")
+            existing = Set(try Int64.fetchAll(db, sql: sql, arguments: [key]))
+        }
+        let wanted = Set(destinations)
+        for removed in existing.subtracting(wanted) {
+            try Self.execute(db, "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?", [key, removed])
+            if join.table.isSelfInverse {
+                try Self.execute(db, "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?", [removed, key])
+            }
+        }
+        let insertSQL: String
+        if let order = join.access.orderColumn {
+            let orderColumn = SQLIdentifier.quote(order)
+            insertSQL = "INSERT INTO \(table) (\(selfColumn), \(otherColumn), \(orderColumn)) VALUES (?, ?, ?) ON CONFLICT (\(selfColumn), \(otherColumn)) DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)"
+        } else {
+            insertSQL = "INSERT OR IGNORE INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?)"
+        }
+        for (position, destination) in destinations.enumerated() {
+            if let order = join.access.orderColumn {
+                if existing.contains(destination) {
+                    try Self.execute(db, "UPDATE \(table) SET \(SQLIdentifier.quote(order)) = ? WHERE \(selfColumn) = ? AND \(otherColumn) = ?",
+                                     [Int64(position + 1), key, destination])
+                } else {
+                    try Self.execute(db, insertSQL, [key, destination, Int64(position + 1)])
+                }
+            } else if !existing.contains(destination) {
+                try Self.execute(db, insertSQL, [key, destination])
+            }
+            if join.table.isSelfInverse && !existing.contains(destination) {
+                try Self.execute(db, "INSERT OR IGNORE INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?)", [destination, key])
+            }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// The SQLite store (`NSSQLiteStoreType`), in the file layout Apple's Core Data writes.
+///
+/// One GRDB `DatabasePool` per store: a single writer and concurrent readers in WAL mode
+/// (`synchronous=NORMAL`, a busy timeout), so contexts on different queues read in parallel.
+/// Each context save is one SQLite transaction. See docs/StoreFormat.md for the layout.
+///
+/// `@unchecked Sendable`: the pool is thread-safe; the schema and decoders are immutable; the
+/// caches are behind `caches`' Mutex.
+final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
+    let url: URL
+    let schema: SQLiteSchema
+    let builder: SQLiteQueryBuilder
+    let options: SQLiteStoreOptions
+    private let poolState: Mutex<DatabasePool?>
+
+    struct Caches: @unchecked Sendable {
+        // @unchecked: the values are immutable decoders/plans built from a frozen model.
+        var decoders: [DecoderKey: SQLiteRowDecoder] = [:]
+        var writePlans: [ObjectIdentifier: SQLiteWritePlan] = [:]
+    }
+    struct DecoderKey: Hashable {
+        let entity: ObjectIdentifier
+        let includesSubentities: Bool
+    }
+    let caches = Mutex(Caches())
+
+    /// The result of opening a store: the backend and what the coordinator records about it.
+    struct Opened {
+        let store: SQLiteStore
+        let uuid: String
+        let metadata: [String: Any]
+    }
+
+    private init(url: URL, schema: SQLiteSchema, options: SQLiteStoreOptions, pool: DatabasePool) {
+        self.url = url
+        self.schema = schema
+        self.builder = SQLiteQueryBuilder(schema: schema)
+        self.options = options
+        self.poolState = Mutex(pool)
+    }
+
+    // MARK: - Opening
+
+    /// Opens (or creates) the store at `url` for a model.
+    ///
+    /// The file is inspected read-only first; a store whose version hashes differ from the
+    /// model's throws `NSPersistentStoreIncompatibleVersionHashError` before anything is written.
+    static func open(url: URL, options rawOptions: [AnyHashable: Any]?, model: NSManagedObjectModel, configuration: String?) throws -> Opened {
+        guard url.isFileURL else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "The SQLite store URL \(url) is not a file URL.")
+        }
+        let options = try SQLiteStoreOptions(rawOptions)
+        let configurationEntities = model.entities(forConfigurationName: configuration)
+        let inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+        if let inspection, !inspection.isEmpty {
+            if !options.ignoresVersionHashes {
+                try checkCompatible(inspection.metadata, model: model, configuration: configuration, url: url)
+            }
+        } else if options.readOnly {
+            throw CoreDataError.make(NSPersistentStoreOpenError,
+                                     "The read-only store at \(url.path) does not exist or is empty; there is nothing to open.",
+                                     userInfo: [NSFilePathErrorKey: url.path])
+        } else {
+            try checkCreatable(url)
+        }
+
+        let pool = try openPool(url: url, options: options)
+        do {
+            var numbers = inspection?.entityNumbers ?? [:]
+            var metadata = inspection?.metadata ?? [:]
+            var uuid = inspection?.uuid
+            if inspection?.isEmpty ?? true {
+                let created = try create(in: pool, model: model, configurationEntities: configurationEntities, url: url)
+                (numbers, metadata, uuid) = (created.entityNumbers, created.metadata, created.uuid)
+            }
+            let schema = SQLiteSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers)
+            let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool)
+            let identifier = uuid ?? UUID().uuidString
+            metadata[NSStoreUUIDKey] = identifier
+            metadata[NSStoreTypeKey] = NSSQLiteStoreType
+            Log.store.debug("Opened SQLite store \(url.path) (\(options.readOnly ? "read-only" : "read-write"))")
+            return Opened(store: store, uuid: identifier, metadata: metadata)
+        } catch {
+            try? pool.close()
+            throw SQLiteStoreErrors.openError(error, url: url)
+        }
+    }
+
+    private static func openPool(url: URL, options: SQLiteStoreOptions) throws -> DatabasePool {
+        let configuration = options.configuration(label: "OpenCoreData.SQLiteStore")
+        do {
+            return try DatabasePool(path: url.path, configuration: configuration)
+        } catch let error as DatabaseError where options.readOnly && error.resultCode.primaryResultCode == .SQLITE_CANTOPEN {
+            // A read-only store in a folder we cannot write to (no -shm can be made): read it immutably.
+            let immutable = SQLiteStoreFile.readOnlyPath(for: url)
+            guard immutable != url.path else { throw SQLiteStoreErrors.openError(error, url: url) }
+            do { return try DatabasePool(path: immutable, configuration: configuration) } catch { throw SQLiteStoreErrors.openError(error, url: url) }
+        } catch {
+            throw SQLiteStoreErrors.openError(error, url: url)
+        }
+    }
+
+    /// Fails early, with a clear error, when a new store cannot be created at `url`.
+    private static func checkCreatable(_ url: URL) throws {
+        let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "Cannot create the store \(url.path): the folder \(directory) does not exist.",
+                                     userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let exists = FileManager.default.fileExists(atPath: url.path)
+        if (!exists && !FileManager.default.isWritableFile(atPath: directory)) || (exists && !FileManager.default.isWritableFile(atPath: url.path)) {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "Cannot create the store \(url.path): the location is not writable.",
+                                     userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileWriteNoPermission.rawValue)])
+        }
+    }
+
+    /// Creates Apple's schema, `Z_PRIMARYKEY` rows and `Z_METADATA` in one transaction.
+    private static func create(in pool: DatabasePool, model: NSManagedObjectModel, configurationEntities: [NSEntityDescription]?,
+                               url: URL) throws -> (entityNumbers: [String: Int], metadata: [String: Any], uuid: String) {
+        try pool.write { db in
+            // Another process may have created the store meanwhile.
+            let existing = try SQLiteStoreFile.inspect(db, url: url)
+            if !existing.isEmpty {
+                try checkCompatible(existing.metadata, model: model, configuration: nil, url: url)
+                return (existing.entityNumbers, existing.metadata, existing.uuid ?? UUID().uuidString)
+            }
+            let schema = SQLiteSchema(model: model, configurationEntities: configurationEntities)
+            for statement in schema.creationStatements() {
+                try execute(db, statement)
+            }
+            var numbers: [String: Int] = [:]
+            for entity in model.orderedEntities() {
+                let number = entity.entityNumber
+                let parent = entity.superentity?.entityNumber ?? 0
+                try execute(db, "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                            [number, entity.name ?? "", parent, 0])
+                numbers[entity.name ?? ""] = number
+            }
+            let uuid = UUID().uuidString
+            let metadata = SQLiteMetadata.initial(for: model)
+            try execute(db, "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (?, ?, ?)", [1, uuid, try SQLiteMetadata.encode(metadata)])
+            return (numbers, metadata, uuid)
+        }
+    }
+
+    /// Throws `NSPersistentStoreIncompatibleVersionHashError` naming the entities whose hashes differ.
+    static func checkCompatible(_ metadata: [String: Any], model: NSManagedObjectModel, configuration: String?, url: URL) throws {
+        if let type = metadata[NSStoreTypeKey] as? String, type != NSSQLiteStoreType {
+            throw CoreDataError.make(NSPersistentStoreTypeMismatchError, "The store at \(url.path) has type '\(type)', not SQLite.",
+                                     userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let differing = model.entitiesDiffering(fromStoreMetadata: metadata, configuration: configuration)
+        guard !differing.isEmpty else { return }
+        throw CoreDataError.make(NSPersistentStoreIncompatibleVersionHashError,
+                                 "The model used to open the store at \(url.path) is incompatible with the one used to create it: the version hashes of \(differing.joined(separator: ", ")) differ. Migration is needed; the store was not changed.",
+                                 userInfo: [NSFilePathErrorKey: url.path, OCDMismatchedEntitiesErrorKey: differing, "metadata": metadata])
+    }
+
+    // MARK: - Connections
+
+    private func pool() throws -> DatabasePool {
+        guard let pool = poolState.withLock({ $0 }) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The SQLite store at \(url.path) was removed from its coordinator.")
+        }
+        return pool
+    }
+
+    /// Runs a read on a reader connection (concurrently with other reads and with the writer).
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        let pool = try pool()
+        do { return try pool.read(body) } catch { throw SQLiteStoreErrors.readError(error, url: url) }
+    }
+
+    /// Runs a write transaction on the writer connection; it commits when `body` returns.
+    func writeTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        let pool = try pool()
+        if options.readOnly {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The store \(url.path) was opened read-only; it cannot be written.")
+        }
+        do { return try pool.write(body) } catch { throw SQLiteStoreErrors.saveError(error, url: url) }
+    }
+
+    /// Runs one statement with a debug log line.
+    static func execute(_ db: Database, _ sql: String, _ arguments: StatementArguments = []) throws {
+        Log.sql.debug("\(sql)")
+        try db.execute(sql: sql, arguments: arguments)
+    }
+
+    func close() {
+        let pool = poolState.withLock { state -> DatabasePool? in
+            defer { state = nil }
+            return state
+        }
+        do { try pool?.close() } catch { Log.store.error("Closing the SQLite store \(url.path) failed: \(error)") }
+    }
+
+    // MARK: - Metadata
+
+    func saveMetadata(_ metadata: [String: Any], store: NSPersistentStore) throws {
+        let data = try SQLiteMetadata.encode(metadata)
+        try writeTransaction { db in
+            try Self.execute(db, "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", [data])
+        }
+    }
+
+    /// Writes the metadata of a store file that no coordinator has open.
+    static func writeMetadata(_ metadata: [String: Any], at url: URL, options: [AnyHashable: Any]?) throws {
+        let options = try SQLiteStoreOptions(options)
+        let data = try SQLiteMetadata.encode(metadata)
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: options.configuration(label: "OpenCoreData.metadata"))
+            defer { try? queue.close() }
+            try queue.write { db in try execute(db, "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", [data]) }
+        } catch {
+            throw SQLiteStoreErrors.openError(error, url: url, action: "write the metadata of")
+        }
+    }
+
+    // MARK: - Caches
+
+    func decoder(for entity: NSEntityDescription, includesSubentities: Bool) -> SQLiteRowDecoder {
+        let key = DecoderKey(entity: ObjectIdentifier(entity), includesSubentities: includesSubentities)
+        if let decoder = caches.withLock({ $0.decoders[key] }) { return decoder }
+        let decoder = SQLiteRowDecoder(schema: schema, entity: entity, includesSubentities: includesSubentities)
+        caches.withLock { $0.decoders[key] = decoder }
+        return decoder
+    }
+}

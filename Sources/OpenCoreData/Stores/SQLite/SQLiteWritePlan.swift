@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// How one entity's rows are written: the INSERT statement, which columns each slot feeds, and
+/// how its to-many relationships are kept (join tables, `Z_FOK_` columns).
+///
+/// `@unchecked Sendable`: immutable except for `updateStatements`, which is behind its Mutex.
+final class SQLiteWritePlan: @unchecked Sendable {
+    /// Where an entity-table column's value comes from.
+    enum ColumnSource {
+        /// An attribute slot, or a to-one slot's destination key.
+        case value(slot: Int)
+        /// A to-one slot's destination `Z_ENT`.
+        case entityType(slot: Int)
+        /// A `Z_FOK_` column, written when the parent's ordered list is.
+        case orderKey
+    }
+
+    /// A to-many relationship kept in a join table.
+    struct JoinRelationship {
+        let slot: Int
+        let relationship: NSRelationshipDescription
+        let table: SQLiteJoinTable
+        let access: SQLiteJoinTable.Access
+    }
+
+    /// An ordered to-many whose inverse to-one holds the key: its order lives in the children's `Z_FOK_`.
+    struct OrderedChildren {
+        let slot: Int
+        let childTable: SQLiteTable
+        let orderColumn: String
+    }
+
+    let entity: NSEntityDescription
+    let table: SQLiteTable
+    let entityNumber: Int64
+    /// `INSERT INTO T (Z_PK, Z_ENT, Z_OPT, …) VALUES (?, …)`
+    let insertSQL: String
+    /// The sources of the insert's columns after `Z_PK, Z_ENT, Z_OPT`.
+    let insertColumns: [(column: Int, source: ColumnSource)]
+    /// The table columns each slot writes, for updates.
+    let columnsBySlot: [Int: [(column: Int, source: ColumnSource)]]
+    let joinRelationships: [JoinRelationship]
+    let orderedChildren: [OrderedChildren]
+    private let updateStatements = Mutex<[[Int]: String]>([:])
+
+    init(entity: NSEntityDescription, schema: SQLiteSchema) {
+        let table = schema.table(for: entity)!
+        self.entity = entity
+        self.table = table
+        self.entityNumber = Int64(schema.entityNumber(of: entity))
+        let layout = entity.layout
+        var insertColumns: [(column: Int, source: ColumnSource)] = []
+        var bySlot: [Int: [(column: Int, source: ColumnSource)]] = [:]
+        for index in table.columnIndices(for: entity) {
+            let column = table.columns[index]
+            guard let slot = layout.indexByName[column.property.name] else { continue }
+            let source: ColumnSource
+            switch column.role {
+            case .attribute, .foreignKey: source = .value(slot: slot)
+            case .entityType: source = .entityType(slot: slot)
+            case .orderKey: source = .orderKey
+            }
+            insertColumns.append((column: index, source: source))
+            if case .orderKey = source { continue }
+            bySlot[slot, default: []].append((column: index, source: source))
+        }
+        self.insertColumns = insertColumns
+        self.columnsBySlot = bySlot
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + insertColumns.map { SQLIdentifier.quote(table.columns[$0.column].name) }
+        self.insertSQL = "INSERT INTO \(SQLIdentifier.quote(table.name)) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+
+        var joins: [JoinRelationship] = []
+        var ordered: [OrderedChildren] = []
+        for slot in layout.toManyIndices {
+            guard let relationship = layout.properties[slot] as? NSRelationshipDescription, !relationship.isTransient else { continue }
+            if let join = schema.joinTable(for: relationship) {
+                joins.append(JoinRelationship(slot: slot, relationship: relationship, table: join, access: join.access(for: relationship)))
+            } else if relationship.isOrdered, let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity,
+                      let childTable = schema.table(for: destination), let order = childTable.orderColumnByProperty[ObjectIdentifier(inverse)] {
+                ordered.append(OrderedChildren(slot: slot, childTable: childTable, orderColumn: childTable.columns[order].name))
+            }
+        }
+        self.joinRelationships = joins
+        self.orderedChildren = ordered
+    }
+
+    /// `UPDATE T SET Z_OPT = ?, <columns> = ? WHERE Z_PK = ? AND Z_OPT = ?`, cached per column set.
+    func updateSQL(columns: [Int]) -> String {
+        if let sql = updateStatements.withLock({ $0[columns] }) { return sql }
+        let assignments = ["Z_OPT = ?"] + columns.map { "\(SQLIdentifier.quote(table.columns[$0].name)) = ?" }
+        let sql = "UPDATE \(SQLIdentifier.quote(table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+        updateStatements.withLock { $0[columns] = sql }
+        return sql
+    }
+
+    /// Binds a column's value for a row at a 1-based position (keys already permanent).
+    @inline(__always)
+    func bind(_ source: ColumnSource, in values: ContiguousArray<StoreValue>, schema: SQLiteSchema, to handle: SQLiteStatement, at index: Int32) {
+        switch source {
+        case .value(let slot):
+            SQLiteRawBinding.bind(slot < values.count ? values[slot] : .null, to: handle, at: index)
+        case .entityType(let slot):
+            if slot < values.count, case .objectID(let id) = values[slot] {
+                SQLiteRawBinding.bind(Int64(schema.entityNumber(of: id.entity)), to: handle, at: index)
+            } else {
+                SQLiteRawBinding.bind(.null, to: handle, at: index)
+            }
+        case .orderKey:
+            SQLiteRawBinding.bind(.null, to: handle, at: index)
+        }
+    }
+
+    /// The value of a column for a row's values (keys already permanent).
+    @inline(__always)
+    func value(of source: ColumnSource, in values: ContiguousArray<StoreValue>, schema: SQLiteSchema) -> DatabaseValue {
+        switch source {
+        case .value(let slot):
+            return slot < values.count ? SQLiteValueCoding.databaseValue(values[slot]) : .null
+        case .entityType(let slot):
+            guard slot < values.count, case .objectID(let id) = values[slot] else { return .null }
+            return Int64(schema.entityNumber(of: id.entity)).databaseValue
+        case .orderKey:
+            return .null
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// The column types Apple declares in its store schema (formats.md §3.3).
+package enum SQLiteColumnType: String, CaseIterable, Sendable {
+    case integer = "INTEGER"
+    case float = "FLOAT"
+    case timestamp = "TIMESTAMP"
+    case decimal = "DECIMAL"
+    case varchar = "VARCHAR"
+    case blob = "BLOB"
+
+    /// The declared type of an attribute's column.
+    package init(attributeType: NSAttributeType) {
+        switch attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            self = .integer
+        case .doubleAttributeType, .floatAttributeType:
+            self = .float
+        case .dateAttributeType:
+            self = .timestamp
+        case .decimalAttributeType:
+            self = .decimal
+        case .stringAttributeType, .URIAttributeType:
+            self = .varchar
+        case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType, .undefinedAttributeType,
+             .objectIDAttributeType, .compositeAttributeType:
+            self = .blob
+        }
+    }
+
+    /// Apple groups a table's columns by type in this order.
+    package var groupRank: Int { Self.allCases.firstIndex(of: self)! }
+}
+
+/// One column of an entity table.
+package struct SQLiteColumn: Sendable {
+    package enum Role: Sendable, Equatable {
+        /// A stored attribute's value.
+        case attribute(NSAttributeType)
+        /// A to-one relationship's destination `Z_PK`.
+        case foreignKey
+        /// The destination's `Z_ENT`, for a to-one to an entity with subentities (`Z<n>_<REL>`).
+        case entityType
+        /// The position of the row in its parent's ordered to-many relationship (`Z_FOK_<REL>`).
+        case orderKey
+    }
+
+    package let name: String
+    package let type: SQLiteColumnType
+    package let role: Role
+    /// The property whose value the column holds (the to-one relationship for FK, type and order columns).
+    package let property: NSPropertyDescription
+}
+
+/// The table of a root entity; its subentities' rows live in it too, told apart by `Z_ENT`.
+///
+/// `@unchecked Sendable`: built once from a frozen model, never mutated afterwards.
+package final class SQLiteTable: @unchecked Sendable {
+    /// `Z` + the root entity's name in upper case.
+    package let name: String
+    package let root: NSEntityDescription
+    /// The root and its subentities, depth-first.
+    package let entities: [NSEntityDescription]
+    /// The columns after `Z_PK`, `Z_ENT`, `Z_OPT`, in Apple's order.
+    package let columns: [SQLiteColumn]
+    /// Column index by property, for attribute and foreign-key columns.
+    package let valueColumnByProperty: [ObjectIdentifier: Int]
+    /// `Z<n>_<REL>` column index by to-one relationship.
+    package let entityTypeColumnByProperty: [ObjectIdentifier: Int]
+    /// `Z_FOK_<REL>` column index by to-one relationship (whose inverse is ordered).
+    package let orderColumnByProperty: [ObjectIdentifier: Int]
+
+    /// Whether more than one entity keeps rows here (then `Z_ENT` is indexed and filtered on).
+    package var hostsSeveralEntities: Bool { entities.count > 1 }
+
+    init(root: NSEntityDescription, entityNumber: (NSEntityDescription) -> Int) {
+        self.root = root
+        self.name = "Z" + (root.name ?? "").uppercased()
+        self.entities = root.selfAndDescendants
+
+        // Apple's order: grouped by type; within a group the root's attributes, then its
+        // to-one columns, then the subentities' properties (formats.md §3.2).
+        struct Pending { var baseName: String; var type: SQLiteColumnType; var role: SQLiteColumn.Role; var property: NSPropertyDescription; var rank: Int; var sequence: Int }
+        var pending: [Pending] = []
+        var sequence = 0
+        for (entityOffset, entity) in entities.enumerated() {
+            for property in entity.ownProperties where property.isStored {
+                if let attribute = property as? NSAttributeDescription {
+                    pending.append(Pending(baseName: "Z" + attribute.name.uppercased(), type: SQLiteColumnType(attributeType: attribute.attributeType),
+                                           role: .attribute(attribute.attributeType), property: attribute,
+                                           rank: entityOffset == 0 ? 0 : 2, sequence: sequence))
+                    sequence += 1
+                }
+            }
+            for property in entity.ownProperties where property.isStored {
+                guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany else { continue }
+                let upper = relationship.name.uppercased()
+                let rank = entityOffset == 0 ? 1 : 2
+                pending.append(Pending(baseName: "Z" + upper, type: .integer, role: .foreignKey, property: relationship, rank: rank, sequence: sequence))
+                sequence += 1
+                if let destination = relationship.destinationEntity, !destination.subentities.isEmpty {
+                    pending.append(Pending(baseName: "Z\(entityNumber(destination))_" + upper, type: .integer, role: .entityType,
+                                           property: relationship, rank: rank, sequence: sequence))
+                    sequence += 1
+                }
+                if let inverse = relationship.inverseRelationship, inverse.isToMany, inverse.isOrdered {
+                    pending.append(Pending(baseName: "Z_FOK_" + upper, type: .integer, role: .orderKey, property: relationship, rank: rank, sequence: sequence))
+                    sequence += 1
+                }
+            }
+        }
+        pending.sort { ($0.type.groupRank, $0.rank, $0.sequence) < ($1.type.groupRank, $1.rank, $1.sequence) }
+
+        // Names equal after upper-casing get a numeric suffix (ZNAME, ZNAME1, …).
+        var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var columns: [SQLiteColumn] = []
+        var values: [ObjectIdentifier: Int] = [:], types: [ObjectIdentifier: Int] = [:], orders: [ObjectIdentifier: Int] = [:]
+        for item in pending {
+            var name = item.baseName
+            var suffix = 1
+            while used.contains(name) {
+                name = item.baseName + String(suffix)
+                suffix += 1
+            }
+            used.insert(name)
+            let key = ObjectIdentifier(item.property)
+            switch item.role {
+            case .attribute, .foreignKey: values[key] = columns.count
+            case .entityType: types[key] = columns.count
+            case .orderKey: orders[key] = columns.count
+            }
+            columns.append(SQLiteColumn(name: name, type: item.type, role: item.role, property: item.property))
+        }
+        self.columns = columns
+        self.valueColumnByProperty = values
+        self.entityTypeColumnByProperty = types
+        self.orderColumnByProperty = orders
+    }
+
+    /// The column that holds a property's value (attribute or foreign key), if any.
+    package func valueColumn(for property: NSPropertyDescription) -> SQLiteColumn? {
+        valueColumnByProperty[ObjectIdentifier(property)].map { columns[$0] }
+    }
+
+    /// The columns an entity's rows use: its own and its ancestors' properties.
+    package func columnIndices(for entity: NSEntityDescription) -> [Int] {
+        columns.indices.filter { entity.isKindOf(entity: columns[$0].property.entity) }
+    }
+}
