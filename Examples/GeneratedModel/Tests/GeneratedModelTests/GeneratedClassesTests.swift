@@ -5,9 +5,11 @@ import TodoModel
 /// CRUD through the classes the build plugin generated from Todo.xcdatamodeld.
 @Suite("Generated TodoEntity, TagEntity and LocationEntity")
 struct GeneratedClassesTests {
-    @Test("Create, read, update and delete through the generated classes and accessors")
-    func crud() throws {
-        let container = try TodoStore.makeContainer()
+    @Test("Create, read, update and delete through the generated classes and accessors", arguments: StoreKind.allCases)
+    func crud(_ store: StoreKind) throws {
+        let storeURL = try store.newStoreURL()
+        defer { if let storeURL { try? FileManager.default.removeItem(at: storeURL.deletingLastPathComponent()) } }
+        let container = try TodoStore.makeContainer(storeURL: storeURL)
         let context = container.newBackgroundContext()
         let created = Date(timeIntervalSinceReferenceDate: 700_000_000)
         try context.performAndWait {
@@ -92,9 +94,11 @@ struct GeneratedClassesTests {
         }
     }
 
-    @Test("The generated classes match the model's entities")
-    func entities() throws {
-        let container = try TodoStore.makeContainer()
+    @Test("The generated classes match the model's entities", arguments: StoreKind.allCases)
+    func entities(_ store: StoreKind) throws {
+        let storeURL = try store.newStoreURL()
+        defer { if let storeURL { try? FileManager.default.removeItem(at: storeURL.deletingLastPathComponent()) } }
+        let container = try TodoStore.makeContainer(storeURL: storeURL)
         let model = container.managedObjectModel
         #expect(TodoEntity.entity().name == "TodoEntity")
         #expect(TagEntity.entity().name == "TagEntity")

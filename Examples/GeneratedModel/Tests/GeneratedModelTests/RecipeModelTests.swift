@@ -6,9 +6,11 @@ import Testing
 /// "Category/Extension" setting, used through the in-memory store.
 @Suite("Generated Recipe, Item, Step and Ingredient")
 struct RecipeModelTests {
-    @Test("Attributes of every type keep their values through a save and a fresh context")
-    func attributeTypes() throws {
-        let container = try RecipeStore.makeContainer()
+    @Test("Attributes of every type keep their values through a save and a fresh context", arguments: StoreKind.allCases)
+    func attributeTypes(_ store: StoreKind) throws {
+        let storeURL = try store.newStoreURL()
+        defer { if let storeURL { try? FileManager.default.removeItem(at: storeURL.deletingLastPathComponent()) } }
+        let container = try RecipeStore.makeContainer(storeURL: storeURL)
         let context = container.newBackgroundContext()
         let id = UUID()
         let link = try #require(URL(string: "https://example.com/pancakes"))
@@ -61,9 +63,11 @@ struct RecipeModelTests {
         }
     }
 
-    @Test("The ordered to-many accessors keep order and maintain the inverse")
-    func orderedAccessors() throws {
-        let container = try RecipeStore.makeContainer()
+    @Test("The ordered to-many accessors keep order and maintain the inverse", arguments: StoreKind.allCases)
+    func orderedAccessors(_ store: StoreKind) throws {
+        let storeURL = try store.newStoreURL()
+        defer { if let storeURL { try? FileManager.default.removeItem(at: storeURL.deletingLastPathComponent()) } }
+        let container = try RecipeStore.makeContainer(storeURL: storeURL)
         let context = container.newBackgroundContext()
         try context.performAndWait {
             let recipe = Recipe(context: context)
@@ -105,9 +109,11 @@ struct RecipeModelTests {
         }
     }
 
-    @Test("Category/Extension adds properties to a handwritten class; Manual/None adds nothing")
-    func codegenSettings() throws {
-        let container = try RecipeStore.makeContainer()
+    @Test("Category/Extension adds properties to a handwritten class; Manual/None adds nothing", arguments: StoreKind.allCases)
+    func codegenSettings(_ store: StoreKind) throws {
+        let storeURL = try store.newStoreURL()
+        defer { if let storeURL { try? FileManager.default.removeItem(at: storeURL.deletingLastPathComponent()) } }
+        let container = try RecipeStore.makeContainer(storeURL: storeURL)
         let context = container.newBackgroundContext()
         try context.performAndWait {
             let flour = Ingredient(context: context)
