@@ -120,9 +120,9 @@ struct RelationshipTests {
         }
     }
 
-    @Test("Removing a member and adding it back saves nothing and keeps the saved version")
-    func cancelledChangeKeepsVersion() throws {
-        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+    @Test("Removing a member and adding it back saves nothing and keeps the saved version", arguments: StoreKind.allCases)
+    func cancelledChangeKeepsVersion(_ store: StoreKind) throws {
+        let context = try store.context(TestModels.todoModel())
         try context.performAndWait {
             let todo = insert("TodoEntity", context)
             let tag = insert("TagEntity", context)
