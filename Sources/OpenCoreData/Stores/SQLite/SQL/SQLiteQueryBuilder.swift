@@ -20,14 +20,14 @@ package struct SQLiteQueryBuilder {
         guard let table = schema.table(for: request.entity) else {
             throw SQLTranslationError("Entity '\(request.entity.name ?? "?")' is not in this store.")
         }
-        var state = SQLTranslationState(schema: schema, entity: request.entity)
+        var state = SQLTranslationState(schema: schema, entity: request.entity, storeIdentifier: request.storeIdentifier)
         var select = SQLSelect(from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(Self.alias))
         select.columns = columns
         if let filter = entityFilter(request.entity, includesSubentities: request.includesSubentities, alias: Self.alias) {
             select.conditions.append(filter)
         }
-        if let predicate = request.predicate {
-            select.conditions.append(try state.condition(for: predicate))
+        if let predicate = request.predicate, let condition = try state.condition(for: predicate) {
+            select.conditions.append(condition)
         }
         if !request.sortKeys.isEmpty {
             for key in request.sortKeys {
