@@ -151,7 +151,9 @@ enum LoweringTestModel {
                     toys.append(toy)
                 }
                 person.setValue(NSOrderedSet(array: toys), forKey: "toys")
-                if index >= 12, chance(70) { person.setValue(persons[Int(random.next() % 12)], forKey: "parent") }
+                if index >= 6, chance(70) { person.setValue(persons[Int(random.next() % UInt64(index - 1))], forKey: "parent") }
+                if index < 4 { adamLike(person, index: index, tags: tags, department: departments[0], location: locations[0]) }
+                if index >= 4, index < 8 { childLike(person, index: index, persons: persons) }
                 persons.append(person)
             }
             for person in persons where chance(40) {
@@ -161,6 +163,7 @@ enum LoweringTestModel {
             for department in departments where chance(80) {
                 department.setValue(pick(persons), forKey: "manager")
             }
+            departments[0].setValue(persons[4], forKey: "manager")
             for index in 0..<25 {
                 let todo = insert("Todo")
                 todo.setValue(index == 0 ? "Buy Milk" : pick(["buy milk", "Buy MÍLK", "Walk the dog", "Call Zoë", "milk", "", nil]), forKey: "title")
@@ -172,6 +175,40 @@ enum LoweringTestModel {
             }
             try context.save()
         }
+    }
+
+    /// Persons 0…3 look like `PredicateFixtures.adam()`, so the corpus strings match some rows;
+    /// each differs from Adam in one more place.
+    private static func adamLike(_ person: NSManagedObject, index: Int, tags: [NSManagedObject],
+                                 department: NSManagedObject, location: NSManagedObject) {
+        let values: [String: Any?] = [
+            "name": "Adam", "firstName": "Adam", "lastName": "Smith", "age": 34, "salary": 5200.5, "isActive": true,
+            "birthday": PredicateFixtures.birthday, "email": "adam@example.com", "city": "Zürich", "phone": "555-1234",
+            "level": Int16(3), "IN": Int64(3), "nickname": nil, "balance": Decimal(string: "10.25")!,
+            "department": department, "location": location,
+        ]
+        for (key, value) in values { person.setValue(value, forKey: key) }
+        person.setValue(NSSet(array: [tags[0], tags[1], tags[3]]), forKey: "tags")
+        person.setValue(NSOrderedSet(array: [tags[4], tags[5]]), forKey: "groups")
+        department.setValue("Engineering", forKey: "name")
+        department.setValue(Int64(100_000), forKey: "budget")
+        location.setValue("Paris", forKey: "placeName")
+        location.setValue(48.85, forKey: "latitude")
+        switch index {
+        case 1: person.setValue(35, forKey: "age")
+        case 2: person.setValue("Zurich", forKey: "city"); person.setValue(nil, forKey: "department")
+        case 3: person.setValue(nil, forKey: "name"); person.setValue(NSSet(), forKey: "tags")
+        default: break
+        }
+    }
+
+    /// Persons 4…7: Eve (the Engineering manager) and Adam's children Ann (5) and Bob (12).
+    private static func childLike(_ person: NSManagedObject, index: Int, persons: [NSManagedObject]) {
+        let (name, age): (String, Int) = [(name: "Eve", age: 51), ("Ann", 5), ("Bob", 12), ("Ann", 9)][index - 4]
+        person.setValue(name, forKey: "name")
+        person.setValue(name, forKey: "firstName")
+        person.setValue(age, forKey: "age")
+        if index > 4 { person.setValue(persons[index == 7 ? 1 : 0], forKey: "parent") }
     }
 
     private static func uuidBytes(_ random: inout SeededGenerator) -> uuid_t {

@@ -73,6 +73,7 @@ struct PredicateLoweringEquivalenceTests {
         }
         let expectedIDs = Set(expected.map(\.objectID)), fetchedIDs = Set(fetched.map(\.objectID))
         let same = fetchedIDs == expectedIDs
+        print("COUNT \(native ? "sql" : "mem") \(expectedIDs.count)/\(candidates.count) \(format)")
         #expect(same, "\(format): SQL \(fetchedIDs.count) objects, memory \(expectedIDs.count); only in SQL: \(describe(fetchedIDs.subtracting(expectedIDs), in: candidates)); only in memory: \(describe(expectedIDs.subtracting(fetchedIDs), in: candidates))")
         let count = try context.count(for: request)
         #expect(count == expected.count, "\(format): count \(count), memory \(expected.count)")

@@ -291,6 +291,13 @@ extension ComparisonNode: SQLLowerable {
             throw .unsupported("BETWEEN", "bounds taken from a to-many relationship have no order")
         }
         let value = try side(lhs)
+        if case .sql(let scalar) = value, !scalar.kind.isText, case .constant(let lower) = bounds[0], case .constant(let upper) = bounds[1],
+           case .value(let lowerKind, let lowerValue) = SQLConstant.classify(lower), lowerKind.isComparable(with: scalar.kind),
+           case .value(let upperKind, let upperValue) = SQLConstant.classify(upper), upperKind.isComparable(with: scalar.kind),
+           !isObject(scalar.kind) {
+            return .sql(scalar.sql + " BETWEEN " + SQLConstant.parameter(lowerValue) + " AND " + SQLConstant.parameter(upperValue),
+                        nullable: scalar.isNullable)
+        }
         return .all([try compare(value, bounds[0], .greaterThanOrEqualTo, &state),
                      try compare(value, bounds[1], .lessThanOrEqualTo, &state)])
     }

@@ -116,6 +116,9 @@ package struct SQLTranslationState {
                 }
                 current = try value(of: property, of: object, path: path)
             case .scalar(let scalar):
+                if scalar.kind == .string && component != "length" {
+                    return .constant(nil)  // a string has no other key in memory
+                }
                 guard component == "length", scalar.kind == .string else {
                     throw .unsupported("key path", "'\(component)' of a \(scalar.kind) value in '\(path)'")
                 }

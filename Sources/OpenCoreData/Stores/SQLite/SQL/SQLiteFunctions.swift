@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The SQL functions and collations that let SQLite evaluate predicates and sorts exactly as
 /// memory does: each calls the in-memory engine's own code, so the two cannot disagree.
@@ -102,12 +103,47 @@ package enum SQLiteFunctions {
     package static func register(in db: Database) {
         for function in functions { db.add(function: function) }
         for collation in collations { db.add(collation: collation) }
+        // OCD_COMPARE orders every string sort and most string comparisons: registered with the C
+        // API so two ASCII strings compare with memcmp, without building Swift strings.
+        sqlite3_create_collation_v2(db.sqliteConnection, compareCollation, SQLITE_UTF8, nil, compareStrings, nil)
     }
 
-    private static let collations: [DatabaseCollation] = selectors.map { selector in
+    private static let collations: [DatabaseCollation] = selectors.filter { $0 != "compare:" }.map { selector in
         DatabaseCollation(collation(forSelector: selector)) { lhs, rhs in
             SortComparison.compare(lhs, rhs, selector: selector)
         }
+    }
+
+    /// `OCD_COMPARE`: Swift's `String` order. For ASCII text that is the bytes' order (ASCII is
+    /// NFC and Swift compares NFC scalars), so only non-ASCII text builds Swift strings.
+    private static let compareStrings: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = {
+        _, length1, bytes1, length2, bytes2 in
+        let lhs = UnsafeRawBufferPointer(start: bytes1, count: Int(length1))
+        let rhs = UnsafeRawBufferPointer(start: bytes2, count: Int(length2))
+        if isASCII(lhs) && isASCII(rhs) {
+            let common = min(lhs.count, rhs.count)
+            if common > 0, let left = lhs.baseAddress, let right = rhs.baseAddress {
+                let order = memcmp(left, right, common)
+                if order != 0 { return order < 0 ? -1 : 1 }
+            }
+            return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
+        }
+        let order = SortComparison.compare(String(decoding: lhs, as: UTF8.self), String(decoding: rhs, as: UTF8.self), selector: "compare:")
+        return Int32(order.rawValue)
+    }
+
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            if base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            offset += 8
+        }
+        while offset < bytes.count {
+            if base.load(fromByteOffset: offset, as: UInt8.self) >= 0x80 { return false }
+            offset += 1
+        }
+        return true
     }
 
     private static let functions: [DatabaseFunction] = {
