@@ -129,6 +129,7 @@ struct PredicateLoweringGoldenTests {
         try expect("age / 2 == 17", " WHERE (CAST(t0.ZAGE AS REAL) / ?) = ?", [2, 17])
         try expect("age ** 2 > 1000", " WHERE OCD_RAISE_TOPOWER(t0.ZAGE, ?) > ?", [2, 1000])
         try expect("lowercase(name) == 'adam'", " WHERE OCD_LOWERCASE(t0.ZNAME) = ?", ["adam"])
+        try expect("CAST(age, 'NSString') == '34'", " WHERE OCD_STRING(t0.ZAGE) = ?", ["34"])
         try expect("TERNARY(age > 18, 'adult', 'minor') == 'adult'", " WHERE CASE WHEN t0.ZAGE > ? THEN ? ELSE ? END = ?", [18, "adult", "minor", "adult"])
     }
 
@@ -160,7 +161,7 @@ struct PredicateLoweringGoldenTests {
 
     @Test("What memory evaluates differently throws an error naming the node")
     func unsupported() {
-        for format in ["ANY scores > 5", "mood == 'x'", "ANY children.tags.name == 'go'", "CAST(age, 'NSString') == '34'",
+        for format in ["ANY scores > 5", "mood == 'x'", "ANY children.tags.name == 'go'", "CAST(salary, 'NSString') == '34'",
                        "scores INTERSECT {1} CONTAINS 1", "toys[FIRST].name == 'x' AND tags[FIRST].name == 'y'"] {
             #expect(throws: SQLTranslationError.self, "\(format)") { _ = try lowered(format) }
         }

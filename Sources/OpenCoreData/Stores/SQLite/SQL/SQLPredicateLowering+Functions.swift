@@ -192,6 +192,8 @@ enum SQLFunctionLowering {
         case ("NSDate", .number):
             scalar.kind = .date
             return .scalar(scalar)
+        case ("NSString", .number(isInteger: true)):
+            return .scalar(SQLScalar(SQLiteFunctions.call(.integerString, [scalar.sql]), kind: .string, isNullable: scalar.isNullable))
         default:
             throw .unsupported("CAST", "of a \(scalar.kind) value to \(typeName)")
         }

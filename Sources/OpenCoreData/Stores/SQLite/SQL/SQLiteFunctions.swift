@@ -28,12 +28,14 @@ package enum SQLiteFunctions {
         case utf16Length = "OCD_LENGTH"
         /// `OCD_RANDOM()`: a Double in [0, 1), drawn per row like memory draws per object.
         case random = "OCD_RANDOM"
+        /// `OCD_STRING(integer)`: `CAST(x, 'NSString')` of an integer, printed as memory prints it.
+        case integerString = "OCD_STRING"
 
         var argumentCount: Int32 {
             switch self {
             case .fold: 2
             case .beginsWith, .endsWith, .contains, .like, .matches: 3
-            case .utf16Length: 1
+            case .utf16Length, .integerString: 1
             case .random: 0
             }
         }
@@ -163,6 +165,7 @@ package enum SQLiteFunctions {
     private static func evaluate(_ name: Name, _ arguments: [DatabaseValue]) -> DatabaseValueConvertible? {
         if name == .random { return Double.random(in: 0..<1) }
         if name == .utf16Length { return text(arguments[0]).map { $0.utf16.count } }
+        if name == .integerString { return databaseValue(PredicateValue.cast(value(arguments[0]), to: "NSString")) }
         let options = NSComparisonPredicate.Options(rawValue: UInt(SQLiteValueCoding.integer(arguments.last ?? .null) ?? 0))
         if name == .fold { return text(arguments[0]).map { StringMatching.fold($0, options) } }
         guard let subject = text(arguments[0]), let other = text(arguments[1]) else { return 0 }
@@ -173,7 +176,7 @@ package enum SQLiteFunctions {
         case .contains: result = StringMatching.contains(subject, other, options: options)
         case .like: result = StringMatching.like(subject, pattern: other, options: options)
         case .matches: result = StringMatching.matches(subject, pattern: other, options: options)
-        case .fold, .utf16Length, .random: return nil
+        case .fold, .utf16Length, .random, .integerString: return nil
         }
         return result ? 1 : 0
     }
