@@ -24,6 +24,8 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         for object in changedObjectsInOrder() { object.willSave() }
         processPendingChanges()
+        for object in insertionOrder { object.computeDerivedAttributes() }
+        for object in Array(updated.values) where !object.deletedFlag { object.computeDerivedAttributes() }
         try validateChanges()
 
         var attempts = 0
@@ -137,8 +139,8 @@ extension NSManagedObjectContext {
             object.deletedFlag = false
             unregister(object)
         }
-        persistentStoreCoordinator?.cacheSnapshots((insertedObjects + updatedObjects).compactMap(\.committed),
-                                                   removing: deletedObjects.map(\.objectID))
+        persistentStoreCoordinator?.updateCachedSnapshots(updatedObjects.compactMap(\.committed),
+                                                          removing: deletedObjects.map(\.objectID))
         for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
 
         let insertedIDs = Set(insertedObjects.map(\.objectID))
