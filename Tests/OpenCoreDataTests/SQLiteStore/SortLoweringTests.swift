@@ -38,7 +38,7 @@ struct SortLoweringTests {
     func unsortable() throws {
         let model = LoweringTestModel.model()
         let context = try TestModels.sqliteContext(model)
-        try context.performAndWait {
+        context.performAndWait {
             let coordinator = context.persistentStoreCoordinator!
             let entity = model.entitiesByName["Person"]!
             for descriptor in [NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame },
