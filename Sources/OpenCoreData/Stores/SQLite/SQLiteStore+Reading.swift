@@ -65,6 +65,23 @@ extension SQLiteStore {
         }
     }
 
+    func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]? {
+        let query: SQLDictionaryQuery
+        do {
+            query = try SQLDictionaryQuery(request, builder: builder, storeIdentifier: store.identifier)
+        } catch {
+            Log.sql.debug("Dictionary results computed in memory: \(error)")
+            return nil
+        }
+        return try read { db in
+            var rows: [NSDictionary] = []
+            try run(db, query.sql) { statement, arguments in
+                rows = try query.rows(statement, arguments: arguments, store: store, schema: schema)
+            }
+            return rows
+        }
+    }
+
     func snapshots(for objectIDs: [NSManagedObjectID], store: NSPersistentStore) throws -> [RowSnapshot] {
         // Group by table: one decoder (root entity with subentities) and chunked IN lists per table.
         var keysByTable: [ObjectIdentifier: (SQLiteTable, [Int64])] = [:]

@@ -66,11 +66,14 @@ package struct SQLScalar {
     package var kind: SQLValueKind
     /// Whether the value can be NULL (every attribute column can).
     package var isNullable: Bool
+    /// The attribute whose column this is, when it is one (dictionary results decode with its type).
+    package var attribute: NSAttributeDescription?
 
-    package init(_ sql: SQLFragment, kind: SQLValueKind, isNullable: Bool = true) {
+    package init(_ sql: SQLFragment, kind: SQLValueKind, isNullable: Bool = true, attribute: NSAttributeDescription? = nil) {
         self.sql = sql
         self.kind = kind
         self.isNullable = isNullable
+        self.attribute = attribute
     }
 }
 

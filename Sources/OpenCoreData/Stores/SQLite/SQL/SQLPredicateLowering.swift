@@ -65,7 +65,10 @@ extension ExpressionNode: SQLLowerable {
         case .constant(let value):
             return .constant(value)
         case .evaluatedObject:
+            if state.resultColumns != nil { throw .unsupported("SELF", "it stands for a whole result row") }
             return .object(state.evaluatedObject)
+        case .keyPath(.evaluatedObject, let path) where state.resultColumns != nil:
+            return try state.resolveResultKey(path)
         case .variable(let name):
             return state.variables[name] ?? .constant(nil)
         case .keyPath(let operand, let path):

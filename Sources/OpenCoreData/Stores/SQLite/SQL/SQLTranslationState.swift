@@ -17,6 +17,9 @@ package struct SQLTranslationState {
     package var evaluatedObject: SQLObjectReference
     /// SUBQUERY variables in scope.
     package var variables: [String: SQLOperand] = [:]
+    /// For a `havingPredicate`: the result row's values by key. `SELF` is then that row (a
+    /// dictionary), so a key path's first key names a column and a missing key is nil.
+    package var resultColumns: [String: SQLOperand]?
 
     private var scopes: [Scope] = [Scope(id: 0)]
     private var scopeIDByAlias: [String: Int] = [rootAlias: 0]
@@ -96,6 +99,13 @@ package struct SQLTranslationState {
         return try resolve(components[...], from: base, path: path)
     }
 
+    /// A key path on a dictionary result row (see `resultColumns`).
+    package mutating func resolveResultKey(_ path: String) throws(SQLTranslationError) -> SQLOperand {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard let first = components.first, let column = resultColumns?[first] else { return .constant(nil) }
+        return try resolve(components.dropFirst(), from: column, path: path)
+    }
+
     private mutating func resolve(_ components: ArraySlice<String>, from base: SQLOperand, path: String) throws(SQLTranslationError) -> SQLOperand {
         var current = base
         var index = components.startIndex
@@ -148,7 +158,7 @@ package struct SQLTranslationState {
             guard let kind = SQLValueKind(attributeType: attribute.attributeType) else {
                 throw .unsupported("key path", "'\(property.name)' is a \(attribute.attributeType.xmlName) attribute; memory compares its decoded value")
             }
-            return .scalar(SQLScalar(sql, kind: kind))
+            return .scalar(SQLScalar(sql, kind: kind, attribute: attribute))
         }
         guard let relationship = property as? NSRelationshipDescription, let destination = relationship.destinationEntity else {
             throw .unsupported("key path", "'\(property.name)' in '\(path)' is neither an attribute nor a relationship")
