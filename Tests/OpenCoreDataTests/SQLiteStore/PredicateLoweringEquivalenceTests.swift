@@ -58,6 +58,10 @@ struct PredicateLoweringEquivalenceTests {
         let fallbacks = Set(outcomes.filter { !$0.native }.map(\.format))
         #expect(fallbacks == Self.expectedFallbacks, "fallbacks: \(fallbacks.sorted())")
         #expect(outcomes.filter(\.native).count >= 150)
+        // Of the corpus itself, only the 19 strings on the transformable `scores` stay in memory.
+        let corpus = outcomes.prefix(PredicateCorpus.cases.count)
+        #expect(corpus.filter { !$0.native }.count == 19)
+        #expect(corpus.filter { !$0.native }.allSatisfy { $0.format.contains("scores") })
     }
 
     /// Fetches with the predicate (in SQL when the store lowers it) and compares with memory:

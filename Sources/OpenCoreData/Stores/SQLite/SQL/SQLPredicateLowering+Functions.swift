@@ -255,8 +255,12 @@ enum SQLFunctionLowering {
             guard let scalar = value(branch, function: "TERNARY") ?? branch.scalar else {
                 throw .unsupported("TERNARY", "a branch is not a single value")
             }
-            if let known = kind, known != scalar.kind { throw .unsupported("TERNARY", "branches of different kinds") }
-            kind = scalar.kind
+            switch (kind, scalar.kind) {
+            case (nil, _): kind = scalar.kind
+            case (.number(let first)?, .number(let second)): kind = .number(isInteger: first && second)
+            case (let known?, let other) where known == other: break
+            default: throw .unsupported("TERNARY", "branches of different kinds")
+            }
             nullable = nullable || scalar.isNullable
             sql.append(scalar.sql)
         }
