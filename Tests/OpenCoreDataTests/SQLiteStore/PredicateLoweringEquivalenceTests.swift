@@ -175,6 +175,9 @@ struct PredicateLoweringEquivalenceTests {
         person("missing.key == nil")
         // Numbers, dates, UUIDs, data, decimals.
         person("rating == 1.5")
+        person("rating == 0.1")
+        person("rating < 0.1")
+        person("rating == %@", [Float(0.1)])
         person("rating > 4")
         person("balance < 100.5")
         person("balance == 10.25")

@@ -55,6 +55,7 @@ struct PredicateLoweringGoldenTests {
         try expect("balance == %@", [Decimal(string: "10.25")!], " WHERE t0.ZBALANCE = ?", [10.25])
         try expect("homepage == %@", [URL(string: "https://example.com/a")!], " WHERE t0.ZHOMEPAGE = ?", ["https://example.com/a"])
         try expect("avatar == %@", [Data()], " WHERE t0.ZAVATAR = zeroblob(?)", [0])
+        try expect("rating == 0.1", " WHERE OCD_FLOAT(t0.ZRATING) = ?", [0.1])
     }
 
     @Test("Kinds that memory never finds equal or ordered fold to constants")

@@ -158,6 +158,10 @@ package struct SQLTranslationState {
             guard let kind = SQLValueKind(attributeType: attribute.attributeType) else {
                 throw .unsupported("key path", "'\(property.name)' is a \(attribute.attributeType.xmlName) attribute; memory compares its decoded value")
             }
+            if attribute.attributeType == .floatAttributeType {
+                // Memory reads a float attribute as a Float, whatever double the column holds.
+                return .scalar(SQLScalar(SQLiteFunctions.call(.float, [sql]), kind: kind, attribute: attribute))
+            }
             return .scalar(SQLScalar(sql, kind: kind, attribute: attribute))
         }
         guard let relationship = property as? NSRelationshipDescription, let destination = relationship.destinationEntity else {

@@ -30,12 +30,15 @@ package enum SQLiteFunctions {
         case random = "OCD_RANDOM"
         /// `OCD_STRING(integer)`: `CAST(x, 'NSString')` of an integer, printed as memory prints it.
         case integerString = "OCD_STRING"
+        /// `OCD_FLOAT(real)`: a float attribute's value as memory sees it, `Double(Float(x))`
+        /// (the column may hold a double that is not a float, when it was set from one).
+        case float = "OCD_FLOAT"
 
         var argumentCount: Int32 {
             switch self {
             case .fold: 2
             case .beginsWith, .endsWith, .contains, .like, .matches: 3
-            case .utf16Length, .integerString: 1
+            case .utf16Length, .integerString, .float: 1
             case .random: 0
             }
         }
@@ -166,6 +169,7 @@ package enum SQLiteFunctions {
         if name == .random { return Double.random(in: 0..<1) }
         if name == .utf16Length { return text(arguments[0]).map { $0.utf16.count } }
         if name == .integerString { return databaseValue(PredicateValue.cast(value(arguments[0]), to: "NSString")) }
+        if name == .float { return Double.fromDatabaseValue(arguments[0]).map { Double(Float($0)) } }
         let options = NSComparisonPredicate.Options(rawValue: UInt(SQLiteValueCoding.integer(arguments.last ?? .null) ?? 0))
         if name == .fold { return text(arguments[0]).map { StringMatching.fold($0, options) } }
         guard let subject = text(arguments[0]), let other = text(arguments[1]) else { return 0 }
@@ -176,7 +180,7 @@ package enum SQLiteFunctions {
         case .contains: result = StringMatching.contains(subject, other, options: options)
         case .like: result = StringMatching.like(subject, pattern: other, options: options)
         case .matches: result = StringMatching.matches(subject, pattern: other, options: options)
-        case .fold, .utf16Length, .random, .integerString: return nil
+        case .fold, .utf16Length, .random, .integerString, .float: return nil
         }
         return result ? 1 : 0
     }
