@@ -128,7 +128,8 @@ enum LoweringTestModel {
                                 forKey: "homepage")
                 person.setValue(index == 0 ? Data([1, 2, 3]) : (chance(70) ? Data((0..<Int(random.next() % 4)).map { _ in UInt8(random.next() % 4) }) : nil),
                                 forKey: "avatar")
-                person.setValue(index == 0 ? Decimal(string: "10.25")! : (chance(75) ? Decimal(Int(random.next() % 4000)) / 4 : nil), forKey: "balance")
+                person.setValue(index == 0 ? Decimal(string: "10.25")! : (chance(75) ? (chance(25) ? pick([Decimal(string: "0.1")!, Decimal(string: "0.3")!, Decimal(string: "2.675")!])
+                                                                                     : Decimal(Int(random.next() % 4000)) / 4) : nil), forKey: "balance")
                 person.setValue(chance(80) ? Int16(random.next() % 6) : nil, forKey: "level")
                 person.setValue(chance(70) ? Int64(random.next() % 5) : nil, forKey: "IN")
                 for key in ["a", "b", "c"] { person.setValue(chance(80) ? Int64(random.next() % 4) : nil, forKey: key) }
