@@ -17,14 +17,20 @@ public struct StoreInfo {
 
     /// One entity: its number and table in the file, its own rows, and how it compares.
     public struct Entity: Sendable {
+        /// The name in `Z_PRIMARYKEY` (or in the metadata, for an entity without rows there).
         public var name: String
+        /// The model entity these rows belong to when its name differs (a renamed entity,
+        /// matched through `renamingIdentifier`).
+        public var modelName: String?
         /// `Z_ENT`, nil for an entity only the model has.
         public var number: Int?
         public var table: String?
         /// Rows whose `Z_ENT` is this entity's (subentities' rows not included); nil without a table.
         public var rows: Int?
-        /// Nil when no model could be read.
+        /// Nil when no model could be read, and for Core Data's own entities.
         public var compatibility: Compatibility?
+        /// Core Data's own bookkeeping (persistent history: `TRANSACTION`, `CHANGE`, …), not a model entity.
+        public var isInternal: Bool
     }
 
     public var path: String
@@ -65,17 +71,31 @@ public struct StoreInfo {
         let stored = (file.metadata[NSStoreModelVersionHashesKey] as? [String: Any])?.compactMapValues { $0 as? Data } ?? [:]
         let mine = resolved?.model.entityVersionHashesByName
         var entities: [Entity] = []
-        var seen = Set<String>()
+        var covered = Set<String>()
         for row in rows {
-            seen.insert(row.name)
-            let table = StoreFile.tableName(forEntityNumber: row.number, in: rows)
+            let table = StoreFile.tableName(forEntityNumber: row.number, in: rows, tables: tables)
             var count: Int?
             if let table, tables.contains(table) { count = try file.rowCount(table: table, entityNumber: row.number) }
-            entities.append(Entity(name: row.name, number: row.number, table: table, rows: count,
-                                   compatibility: mine.map { compare(row.name, stored: stored, model: $0) }))
+            // The model entity of these rows: same name, else the one renamed from it.
+            var modelName: String?
+            if let model = resolved?.model {
+                modelName = model.entitiesByName[row.name] != nil ? row.name
+                    : model.entities.first { $0.renamingIdentifier == row.name && stored[row.name] == nil }?.name
+            }
+            let hashName = modelName ?? row.name
+            covered.insert(row.name)
+            covered.insert(hashName)
+            var compatibility: Compatibility?
+            if let mine, stored[hashName] != nil || mine[hashName] != nil {
+                compatibility = compare(hashName, stored: stored, model: mine)
+            }
+            entities.append(Entity(name: row.name, modelName: modelName == row.name ? nil : modelName, number: row.number,
+                                   table: table, rows: count, compatibility: compatibility,
+                                   isInternal: stored[row.name] == nil && stored[hashName] == nil && mine?[hashName] == nil))
         }
-        for name in Set(stored.keys).union(mine.map { Array($0.keys) } ?? []).subtracting(seen).sorted() {
-            entities.append(Entity(name: name, number: nil, table: nil, rows: nil, compatibility: mine.map { compare(name, stored: stored, model: $0) }))
+        for name in Set(stored.keys).union(mine.map { Array($0.keys) } ?? []).subtracting(covered).sorted() {
+            entities.append(Entity(name: name, modelName: nil, number: nil, table: nil, rows: nil,
+                                   compatibility: mine.map { compare(name, stored: stored, model: $0) }, isInternal: false))
         }
         return StoreInfo(path: path, metadata: file.metadata, files: StoreFile.fileSizes(of: file.url),
                          modelSource: resolved?.originDescription, modelProblem: problem, entities: entities)
@@ -93,7 +113,7 @@ public struct StoreInfo {
     /// Whether every entity matches (nil without a model).
     public var isCompatible: Bool? {
         guard modelSource != nil else { return nil }
-        return entities.allSatisfy { $0.compatibility == .matches }
+        return entities.allSatisfy { $0.isInternal || $0.compatibility == .matches }
     }
 
     // MARK: - Rendering
@@ -122,7 +142,7 @@ public struct StoreInfo {
 
         text += "\nModel: " + (modelSource ?? "none (\(modelProblem ?? "not given"))") + "\n"
         if let compatible = isCompatible {
-            let differing = entities.filter { $0.compatibility != .matches }.map(\.name)
+            let differing = entities.filter { !$0.isInternal && $0.compatibility != .matches }.map { $0.modelName ?? $0.name }
             text += compatible ? "Compatible: yes, every entity's version hash matches\n"
                 : "Compatible: no (\(differing.joined(separator: ", ")))\n"
         }
@@ -130,8 +150,9 @@ public struct StoreInfo {
         text += "\nEntities:\n"
         var table = TextTable(headers: ["entity", "Z_ENT", "table", "rows", "model"])
         for entity in entities {
-            table.append([entity.name, entity.number.map(String.init), entity.table, entity.rows.map(String.init),
-                          entity.compatibility?.rawValue ?? (modelSource == nil ? "—" : nil)])
+            let name = entity.modelName.map { "\(entity.name) (model: \($0))" } ?? entity.name
+            let status = entity.isInternal ? "Core Data's own" : entity.compatibility?.rawValue ?? "—"
+            table.append([name, entity.number.map(String.init), entity.table, entity.rows.map(String.init), status])
         }
         text += table.render().split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
         return text
@@ -149,10 +170,11 @@ public struct StoreInfo {
         root["entities"] = .array(entities.map { entity in
             .object(JSONObject([
                 ("name", .string(entity.name)),
+                ("modelEntity", .string(entity.modelName ?? entity.name)),
                 ("entityNumber", entity.number.map { .integer($0) } ?? .null),
                 ("table", entity.table.map(JSONValue.string) ?? .null),
                 ("rows", entity.rows.map { .integer($0) } ?? .null),
-                ("model", entity.compatibility.map { .string($0.rawValue) } ?? .null),
+                ("model", entity.isInternal ? .string("internal") : entity.compatibility.map { .string($0.rawValue) } ?? .null),
             ]))
         })
         return .object(root)

@@ -21,6 +21,8 @@ public struct QueryRequest: Sendable {
     public var uris = false
     /// Cut table cells wider than this (nil: never).
     public var maximumCellWidth: Int? = 48
+    /// Show binary and transformable values as `<n bytes>` (tables) rather than base64 (CSV).
+    public var summarizesData = false
 
     public init(entity: String) {
         self.entity = entity
@@ -147,6 +149,8 @@ enum QueryRunner {
                     try output.write(CSV.line(textRow(object, columns: columns, showEntity: showEntity, request: request)))
                 }
             case .table:
+                var request = request
+                request.summarizesData = true
                 var table = TextTable(headers: headers(columns, showEntity: showEntity, uris: request.uris), maximumCellWidth: request.maximumCellWidth)
                 for object in objects { table.append(textRow(object, columns: columns, showEntity: showEntity, request: request)) }
                 try output.write(table.render())
@@ -154,6 +158,12 @@ enum QueryRunner {
             }
         }
         try output.flush()
+    }
+
+    /// The size of a binary or transformable value, or nil for other attributes.
+    private static func byteCount(_ value: Any?, attribute: NSAttributeDescription) -> Int? {
+        guard let value, attribute.attributeType == .binaryDataAttributeType || attribute.attributeType == .transformableAttributeType else { return nil }
+        return ValueCoding.transformableBytes(value, attribute: attribute)?.count
     }
 
     private static func headers(_ columns: [Column], showEntity: Bool, uris: Bool) -> [String] {
@@ -179,7 +189,12 @@ enum QueryRunner {
             guard has(object, column) else { row.append(nil); continue }
             switch column {
             case .attribute(let attribute):
-                row.append(ValueCoding.text(object.value(forKey: attribute.name), attribute: attribute))
+                let value = object.value(forKey: attribute.name)
+                if request.summarizesData, let bytes = byteCount(value, attribute: attribute) {
+                    row.append("<\(bytes) bytes>")
+                } else {
+                    row.append(ValueCoding.text(value, attribute: attribute))
+                }
             case .relationship(let relationship):
                 let ids = object.objectIDs(forRelationshipNamed: relationship.name)
                 if !relationship.isToMany {

@@ -100,15 +100,23 @@ final class StoreFile {
         try read { db in Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")) }
     }
 
-    /// The table an entity's rows live in: `Z` + its root entity's name upper-cased (formats.md §3).
-    static func tableName(forEntityNumber number: Int, in rows: [EntityRow]) -> String? {
+    /// The table an entity's rows live in: `Z` + its root entity's name upper-cased (formats.md §3),
+    /// or `A` + the name for Core Data's persistent-history entities (`ATRANSACTION`, `ACHANGE`).
+    static func tableName(forEntityNumber number: Int, in rows: [EntityRow], tables: Set<String>) -> String? {
         let byNumber = Dictionary(rows.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         guard var current = byNumber[number] else { return nil }
         var seen: Set<Int> = [current.number]
         while current.superNumber != 0, let parent = byNumber[current.superNumber], seen.insert(parent.number).inserted {
             current = parent
         }
-        return "Z" + current.name.uppercased()
+        let name = "Z" + current.name.uppercased()
+        if !tables.contains(name), tables.contains("A" + current.name.uppercased()) { return "A" + current.name.uppercased() }
+        return name
+    }
+
+    /// The library's mapping of a model onto this file: entity numbers by `Z_PRIMARYKEY` name, tables.
+    static func schema(for model: NSManagedObjectModel, rows: [EntityRow]) -> SQLiteSchema {
+        SQLiteSchema(model: model, storedNumbers: Dictionary(rows.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first }))
     }
 
     /// The number of rows of one entity (not its subentities) in a table.

@@ -19,20 +19,22 @@ struct StoreWalker {
     let steps: [Step]
     var batchSize = 500
 
-    /// The entities the model and the file share, by name, with their row counts.
+    /// The entities the model and the file share, with their row counts. Entity numbers and
+    /// tables come from the library's own schema mapping (by `Z_PRIMARYKEY` name, so renamed
+    /// entities resolve as the store reads them).
     init(session: StoreSession, batchSize: Int = 500) throws {
         guard let file = session.file else { throw ToolError("internal error: walking a store needs a read-only session") }
         self.session = session
         self.file = file
         self.batchSize = max(1, batchSize)
-        let rows = try file.entityRows()
+        let schema = StoreFile.schema(for: session.model, rows: try file.entityRows())
         let tables = try file.tableNames()
         var steps: [Step] = []
-        for row in rows {
-            guard let entity = session.model.entitiesByName[row.name],
-                  let table = StoreFile.tableName(forEntityNumber: row.number, in: rows), tables.contains(table) else { continue }
-            let count = try file.rowCount(table: table, entityNumber: row.number)
-            if count > 0 { steps.append(Step(entity: entity, number: row.number, table: table, count: count)) }
+        for entity in schema.entities where !entity.isAbstract {
+            guard let table = schema.table(for: entity)?.name, tables.contains(table) else { continue }
+            let number = schema.entityNumber(of: entity)
+            let count = try file.rowCount(table: table, entityNumber: number)
+            if count > 0 { steps.append(Step(entity: entity, number: number, table: table, count: count)) }
         }
         self.steps = steps.sorted { $0.name < $1.name }
     }
