@@ -83,6 +83,14 @@ enum ValueCoding {
         }
     }
 
+    /// A value as the store will give it back: decimals go through a REAL column (as in Apple's
+    /// stores), so `12.345678901234567890` reads back as `12.345678901234567`. Used to tell
+    /// whether an import changes anything.
+    static func asStored(_ value: Any?, attribute: NSAttributeDescription) -> Any? {
+        guard attribute.attributeType == .decimalAttributeType, let number = value as? NSDecimalNumber else { return value }
+        return NSDecimalNumber(decimal: SQLiteValueCoding.decimal(from: SQLiteValueCoding.double(from: number.decimalValue)))
+    }
+
     // MARK: - From JSON
 
     /// The value to set for an attribute from its JSON form.

@@ -58,11 +58,11 @@ struct ConstraintIndex {
     }
 
     /// An object with the same values as a record for one of its entity's constraints.
-    mutating func match(_ entity: NSEntityDescription, values: [(String, JSONValue)]) throws -> NSManagedObject? {
+    mutating func match(_ entity: NSEntityDescription, values: [(String, JSONValue)]) throws -> (object: NSManagedObject, names: [String], owner: String)? {
         let given = Dictionary(values, uniquingKeysWith: { _, last in last })
         for (names, owner) in constraints(of: entity) {
             guard let key = Self.valuesKey(names, given) else { continue }
-            if let object = try index(names, owner: owner)[key] { return object }
+            if let object = try index(names, owner: owner)[key] { return (object, names, owner.name ?? "?") }
         }
         return nil
     }

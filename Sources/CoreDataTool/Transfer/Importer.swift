@@ -171,7 +171,10 @@ enum Importer {
             if objectsByKey[record.key] != nil { throw ToolError("\(label): the key appears twice in the file") }
             var object = try existingObject(for: record, storeID: storeID, importMap: importMap, context: context, coordinator: coordinator, session: session)
             if object == nil, let match = try constraintIndex.match(record.entity, values: record.attributes.map { ($0.attribute.name, $0.json) }) {
-                object = match
+                if inserted.contains(ObjectIdentifier(match.object)), let other = objectsByKey.first(where: { $0.value === match.object })?.key {
+                    throw ToolError("\(label): has the same \(match.names.joined(separator: ", ")) as the record \"\(other)\", which the uniqueness constraint of \(match.owner) forbids")
+                }
+                object = match.object
             }
             if let object {
                 if let other = objectsByKey.first(where: { $0.value === object })?.key {
@@ -191,7 +194,8 @@ enum Importer {
         for record in records {
             let object = objectsByKey[record.key]!
             for (attribute, value, _) in record.attributes {
-                if ValueCoding.json(object.value(forKey: attribute.name), attribute: attribute) != ValueCoding.json(value, attribute: attribute) {
+                let current = ValueCoding.json(object.value(forKey: attribute.name), attribute: attribute)
+                if current != ValueCoding.json(ValueCoding.asStored(value, attribute: attribute), attribute: attribute) {
                     object.setValue(value, forKey: attribute.name)
                     changed.insert(ObjectIdentifier(object))
                 }
