@@ -153,6 +153,8 @@ extension NSManagedObjectContext {
         registry = [:]
         retained = [:]
         clearChangeSets()
+        persistentStoreCoordinator?.unpin(pinnedRows)
+        pinnedRows = []
     }
 
     /// Forgets every pending change (the objects themselves are handled by the caller).
@@ -179,8 +181,8 @@ extension NSManagedObjectContext {
         let key = ObjectIdentifier(object)
         if object.insertedFlag { return }
         let latest = latestFromCache
-            ? try? persistentStoreCoordinator?.snapshot(for: object.objectID)
-            : try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID)
+            ? try? persistentStoreCoordinator?.snapshot(for: object.objectID, pinnedBy: self)
+            : try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID, pinnedBy: self)
         if flag, !object.faulted {
             var changes: [(Int, ObjectSlot)] = []
             for (index, property) in object.layout.properties.enumerated() where property.isTransient || object.slotDiffersFromCommitted(index) {

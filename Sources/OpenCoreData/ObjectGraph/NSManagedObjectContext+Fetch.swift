@@ -111,8 +111,14 @@ extension NSManagedObjectContext {
         let snapshots = try coordinator.fetchSnapshots(storeRequest, affectedStores: request.affectedStores)
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(snapshots.count)
+        // Look each entity's class up once, not once per row.
+        var classes: [ObjectIdentifier: NSManagedObject.Type] = [:]
         for snapshot in snapshots {
-            objects.append(registeredObject(for: snapshot, refresh: request.shouldRefreshRefetchedObjects))
+            let entity = snapshot.objectID.entity
+            let key = ObjectIdentifier(entity)
+            let type = classes[key] ?? ClassRegistry.shared.objectClass(for: entity)
+            classes[key] = type
+            objects.append(registeredObject(for: snapshot, refresh: request.shouldRefreshRefetchedObjects, type: type))
         }
         if pushPaging { return objects }
 
@@ -151,7 +157,7 @@ extension NSManagedObjectContext {
     }
 
     /// The registered object for a fetched row, creating a fault that holds the row's values.
-    package func registeredObject(for snapshot: RowSnapshot, refresh: Bool) -> NSManagedObject {
+    package func registeredObject(for snapshot: RowSnapshot, refresh: Bool, type: NSManagedObject.Type? = nil) -> NSManagedObject {
         if let object = registry[snapshot.objectID]?.takeUnretainedValue() {
             if object.faulted {
                 object.committed = snapshot
@@ -161,7 +167,7 @@ extension NSManagedObjectContext {
             }
             return object
         }
-        return makeObject(for: snapshot.objectID, snapshot: snapshot)
+        return makeObject(for: snapshot.objectID, snapshot: snapshot, type: type)
     }
 
     /// Registers faults for batched results: firing one loads its whole batch in one query.

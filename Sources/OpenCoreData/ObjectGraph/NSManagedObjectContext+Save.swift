@@ -137,8 +137,8 @@ extension NSManagedObjectContext {
             object.deletedFlag = false
             unregister(object)
         }
-        persistentStoreCoordinator?.cacheSnapshots((insertedObjects + updatedObjects).compactMap(\.committed),
-                                                   removing: deletedObjects.map(\.objectID))
+        persistentStoreCoordinator?.updateCachedSnapshots(updatedObjects.compactMap(\.committed),
+                                                          removing: deletedObjects.map(\.objectID))
         for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
 
         let insertedIDs = Set(insertedObjects.map(\.objectID))

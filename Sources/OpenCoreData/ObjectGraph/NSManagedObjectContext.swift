@@ -68,6 +68,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     package var pendingDeleted: [ObjectIdentifier: NSManagedObject] = [:]
     package var deletesToPropagate: [NSManagedObject] = []
     package var isProcessingChanges = false
+    /// Rows this context holds in the coordinator's row cache.
+    package var pinnedRows = Set<NSManagedObjectID>()
     package var isSaving = false
 
     // MARK: - Initializers
@@ -93,6 +95,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private static let mainQueueKey = DispatchSpecificKey<Bool>()
 
     deinit {
+        persistentStoreCoordinator?.unpin(pinnedRows)
         persistentStoreCoordinator?.unregister(self)
         for (_, reference) in registry {
             reference.takeUnretainedValue()._context = nil
@@ -207,8 +210,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Creates and registers an object for a stored row, as a fault holding `snapshot` if given.
-    package func makeObject(for objectID: NSManagedObjectID, snapshot: RowSnapshot?) -> NSManagedObject {
-        let type = ClassRegistry.shared.objectClass(for: objectID.entity)
+    package func makeObject(for objectID: NSManagedObjectID, snapshot: RowSnapshot?, type knownType: NSManagedObject.Type? = nil) -> NSManagedObject {
+        let type = knownType ?? ClassRegistry.shared.objectClass(for: objectID.entity)
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object._objectID = objectID
         object._context = self
@@ -241,7 +244,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     package func coordinatorSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
         guard let coordinator = persistentStoreCoordinator else { return nil }
-        return try coordinator.snapshot(for: objectID)
+        return try coordinator.snapshot(for: objectID, pinnedBy: self)
     }
 
     /// The IDs of a relationship's destinations as stored, for a relationship fault.

@@ -9,34 +9,47 @@ import Synchronization
 public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     /// The entity of the object.
     public let entity: NSEntityDescription
+    /// The root of the entity's hierarchy: one primary-key sequence is shared per root.
+    package let rootEntity: NSEntityDescription
     /// The primary key (`Z_PK`) of a permanent ID; for a temporary ID, a process-unique counter.
     package let primaryKey: Int64
     /// Whether the ID is temporary (the object has not been saved).
     public let isTemporaryID: Bool
-    /// The identifier of the store that holds the object; empty for temporary IDs.
-    package let storeIdentifier: String
-    private let storeReference: WeakStoreReference?
+    /// The store's shared handle; nil for temporary IDs.
+    package let storeHandle: StoreHandle?
+    private let cachedHash: Int
 
     private static let temporaryCounter = Atomic<Int64>(0)
 
     package init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
         self.entity = entity
+        self.rootEntity = entity.rootEntity
         self.primaryKey = primaryKey
         self.isTemporaryID = false
-        self.storeIdentifier = store.identifier
-        self.storeReference = WeakStoreReference(store)
+        self.storeHandle = store.handle
+        self.cachedHash = Self.hash(primaryKey, rootEntity, temporary: false)
     }
 
     package init(temporaryFor entity: NSEntityDescription) {
+        let key = Self.temporaryCounter.add(1, ordering: .relaxed).newValue
         self.entity = entity
-        self.primaryKey = Self.temporaryCounter.add(1, ordering: .relaxed).newValue
+        self.rootEntity = entity.rootEntity
+        self.primaryKey = key
         self.isTemporaryID = true
-        self.storeIdentifier = ""
-        self.storeReference = nil
+        self.storeHandle = nil
+        self.cachedHash = Self.hash(key, rootEntity, temporary: true)
     }
 
+    private static func hash(_ key: Int64, _ root: NSEntityDescription, temporary: Bool) -> Int {
+        let rootBits = Int(bitPattern: Unmanaged.passUnretained(root).toOpaque())
+        return Int(truncatingIfNeeded: key &* -7_046_029_254_386_353_131) ^ (rootBits >> 4) ^ (temporary ? 0x5bd1e995 : 0)
+    }
+
+    /// The identifier of the store that holds the object; empty for temporary IDs.
+    package var storeIdentifier: String { storeHandle?.identifier ?? "" }
+
     /// The store that holds the object, or nil for a temporary ID or a removed store.
-    public var persistentStore: NSPersistentStore? { storeReference?.store }
+    public var persistentStore: NSPersistentStore? { storeHandle?.store }
 
     /// A URI that identifies the object: `x-coredata://<store UUID>/<Entity>/p<primary key>`.
     ///
@@ -55,13 +68,13 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
         if other === self { return true }
-        return primaryKey == other.primaryKey && isTemporaryID == other.isTemporaryID
-            && storeIdentifier == other.storeIdentifier && entity.rootEntity === other.entity.rootEntity
+        guard primaryKey == other.primaryKey, isTemporaryID == other.isTemporaryID, rootEntity === other.rootEntity else {
+            return false
+        }
+        return storeHandle === other.storeHandle || storeIdentifier == other.storeIdentifier
     }
 
-    public override var hash: Int {
-        primaryKey.hashValue &+ 31 &* ObjectIdentifier(entity.rootEntity).hashValue
-    }
+    public override var hash: Int { cachedHash }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
@@ -70,14 +83,24 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     }
 }
 
-/// Holds a store weakly so an ID does not keep a removed store alive.
-private final class WeakStoreReference: Sendable {
-    // The reference never changes after init; `weak let` is not allowed, so a Mutex guards it.
-    private let storage: Mutex<WeakBox>
-    init(_ store: NSPersistentStore) { storage = Mutex(WeakBox(store: store)) }
-    var store: NSPersistentStore? { storage.withLock { $0.store } }
-    struct WeakBox: @unchecked Sendable {
-        // @unchecked: NSPersistentStore is Sendable; the box only exists to hold it weakly.
-        weak var store: NSPersistentStore?
+/// What every object ID of one store shares: the store (held weakly) and its identifier.
+///
+/// One handle per store means creating an ID allocates nothing for its store reference.
+package final class StoreHandle: @unchecked Sendable {
+    // @unchecked Sendable: `store` is written once, in NSPersistentStore.init, before the handle
+    // is shared (weak loads are atomic in the Swift runtime); `identifier` is behind its Mutex.
+    package private(set) weak var store: NSPersistentStore?
+    private let identifierState: Mutex<String>
+
+    init(identifier: String) {
+        identifierState = Mutex(identifier)
+    }
+
+    func attach(_ store: NSPersistentStore) { self.store = store }
+
+    /// The store's UUID string.
+    package var identifier: String {
+        get { identifierState.withLock { $0 } }
+        set { identifierState.withLock { $0 = newValue } }
     }
 }
