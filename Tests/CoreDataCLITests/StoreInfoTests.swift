@@ -97,7 +97,7 @@ struct StoreInfoTests {
         #expect(result.out.contains("UUID:") && result.out.contains(uuid))
         #expect(result.out.contains("Framework version:"))
         let size = try FileManager.default.attributesOfItem(atPath: copy.path)[.size] as? NSNumber
-        #expect(result.out.contains("SampleModel3_V1.sqlite  \(size?.intValue ?? -1) bytes"))
+        #expect(result.out.contains("SampleModel3_V1.sqlite      \(size?.intValue ?? -1) bytes"))
         #expect(result.out.contains("SampleModel3_V1.sqlite-wal  absent"))
     }
 

@@ -136,8 +136,9 @@ public struct StoreInfo {
         for key in appKeys { text += "  \(key) = \(PropertyListJSON.text(metadata[key]))\n" }
 
         text += "\nFiles:\n"
+        let nameWidth = files.map(\.name.count).max() ?? 0
         for file in files {
-            text += "  \(file.name)  " + (file.size.map { "\($0) bytes" } ?? "absent") + "\n"
+            text += "  \(file.name)" + String(repeating: " ", count: nameWidth - file.name.count + 2) + (file.size.map { "\($0) bytes" } ?? "absent") + "\n"
         }
 
         text += "\nModel: " + (modelSource ?? "none (\(modelProblem ?? "not given"))") + "\n"
