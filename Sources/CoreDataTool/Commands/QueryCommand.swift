@@ -35,7 +35,7 @@ struct QueryCommand: ToolCommand {
     @Option(name: .long, help: ArgumentHelp("Sort by a key path, ascending or :desc (repeatable).", valueName: "key[:desc]"))
     var sort: [String] = []
 
-    @Option(name: .long, help: "Return at most n objects.")
+    @Option(name: .long, help: "Return at most n objects (0: no limit, as in Core Data).")
     var limit: Int?
 
     @Option(name: .long, help: "Skip the first n objects.")

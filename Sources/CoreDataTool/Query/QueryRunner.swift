@@ -181,7 +181,7 @@ enum QueryRunner {
 
     private static func textRow(_ object: NSManagedObject, columns: [Column], showEntity: Bool, request: QueryRequest) -> [String?] {
         func reference(_ id: NSManagedObjectID) -> String {
-            request.uris ? id.uriRepresentation().absoluteString : primaryKey(id)
+            request.uris ? URIText.of(id) : primaryKey(id)
         }
         var row: [String?] = [reference(object.objectID)]
         if showEntity { row.append(object.entity.name) }
@@ -211,7 +211,7 @@ enum QueryRunner {
 
     static func jsonRow(_ object: NSManagedObject, columns: [Column], expand: Bool) -> JSONValue {
         var row = JSONObject()
-        row["_uri"] = .string(object.objectID.uriRepresentation().absoluteString)
+        row["_uri"] = .string(URIText.of(object.objectID))
         row["_entity"] = .string(object.entity.name ?? "")
         for column in columns where has(object, column) {
             switch column {
@@ -220,9 +220,9 @@ enum QueryRunner {
             case .relationship(let relationship):
                 let ids = object.objectIDs(forRelationshipNamed: relationship.name)
                 if !relationship.isToMany {
-                    row[relationship.name] = ids.first.map { .string($0.uriRepresentation().absoluteString) } ?? .null
+                    row[relationship.name] = ids.first.map { .string(URIText.of($0)) } ?? .null
                 } else if expand {
-                    row[relationship.name] = .array(ids.map { .string($0.uriRepresentation().absoluteString) })
+                    row[relationship.name] = .array(ids.map { .string(URIText.of($0)) })
                 } else {
                     row[relationship.name] = .integer(ids.count)
                 }

@@ -191,3 +191,12 @@ struct ValueCodingError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Object URIs as text, without building a `URL` for each (the tool writes one or more per object).
+enum URIText {
+    /// `x-coredata://<store UUID>/<Entity>/p<key>`, as `uriRepresentation().absoluteString`.
+    static func of(_ id: NSManagedObjectID) -> String {
+        if id.isTemporaryID { return id.uriRepresentation().absoluteString }
+        return "x-coredata://\(id.storeIdentifier)/\(id.entity.name ?? "?")/p\(id.primaryKey)"
+    }
+}

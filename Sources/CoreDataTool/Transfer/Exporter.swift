@@ -46,7 +46,7 @@ enum Exporter {
             }
             let (attributes, relationships) = fields[step.name]!
             for object in objects {
-                try writer.key(object.objectID.uriRepresentation().absoluteString)
+                try writer.key(URIText.of(object.objectID))
                 try writer.value(record(object, entity: step.name, attributes: attributes, relationships: relationships), inline: true)
             }
             summary.objectsByEntity[step.name, default: 0] += objects.count
@@ -69,7 +69,7 @@ enum Exporter {
         }
         var references = JSONObject()
         for relationship in relationships {
-            let uris = object.objectIDs(forRelationshipNamed: relationship.name).map { JSONValue.string($0.uriRepresentation().absoluteString) }
+            let uris = object.objectIDs(forRelationshipNamed: relationship.name).map { JSONValue.string(URIText.of($0)) }
             references[relationship.name] = relationship.isToMany ? .array(uris) : (uris.first ?? .null)
         }
         return .object(JSONObject([("entity", .string(entity)), ("attributes", .object(values)), ("relationships", .object(references))]))

@@ -178,7 +178,7 @@ enum Importer {
             }
             if let object {
                 if let other = objectsByKey.first(where: { $0.value === object })?.key {
-                    throw ToolError("\(label): matches the same object as \"\(other)\" (\(object.objectID.uriRepresentation().absoluteString))")
+                    throw ToolError("\(label): matches the same object as \"\(other)\" (\(URIText.of(object.objectID)))")
                 }
             } else {
                 let created = NSManagedObject(entity: record.entity, insertInto: context)
@@ -239,7 +239,7 @@ enum Importer {
         for object in context.updatedObjects where keysByObject[ObjectIdentifier(object)] == nil {
             do { try object.validateForUpdate() } catch {
                 for violation in Violation.list(from: error, object: object) {
-                    problems.append("existing object \(object.objectID.uriRepresentation().absoluteString): \(violation.message)")
+                    problems.append("existing object \(URIText.of(object.objectID)): \(violation.message)")
                 }
             }
         }
@@ -355,7 +355,7 @@ enum Importer {
            let conflicts = nsError.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [Any] {
             for conflict in conflicts.prefix(20) {
                 if let constraint = conflict as? NSConstraintConflict {
-                    let keys = constraint.conflictingObjects.map { keysByObject[ObjectIdentifier($0)].map { "\"\($0)\"" } ?? $0.objectID.uriRepresentation().absoluteString }
+                    let keys = constraint.conflictingObjects.map { keysByObject[ObjectIdentifier($0)].map { "\"\($0)\"" } ?? URIText.of($0.objectID) }
                     details.append("  uniqueness constraint (\(constraint.constraint.joined(separator: ", "))): \(keys.joined(separator: " and "))")
                 }
             }

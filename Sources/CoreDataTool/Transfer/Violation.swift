@@ -20,7 +20,7 @@ public struct Violation: Sendable, Equatable {
             }
         }
         let subject = nsError.userInfo[NSValidationObjectErrorKey] as? NSManagedObject ?? object
-        return [Violation(entity: subject.entity.name ?? "?", uri: subject.objectID.uriRepresentation().absoluteString,
+        return [Violation(entity: subject.entity.name ?? "?", uri: URIText.of(subject.objectID),
                           key: nsError.userInfo[NSValidationKeyErrorKey] as? String, code: nsError.code,
                           message: ToolError.describe(nsError))]
     }
