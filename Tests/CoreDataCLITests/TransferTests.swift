@@ -282,6 +282,27 @@ struct TransferTests {
         #expect(session.context.performAndWait { session.context.registeredObjects.isEmpty })
     }
 
+    @Test("Import reports its passes on the progress line when asked, and nothing otherwise")
+    func importProgress() throws {
+        let model = try TestModel.write()
+        let store = TemporaryFiles.folder().appendingPathComponent("Library.sqlite").path
+        let err = StringSink()
+        let console = Console(out: StringSink(), err: err)
+        let session = try StoreSession.openForWriting(path: store, modelPath: model)
+        let summary = try Importer.run(session: session, data: Data(TestModel.export.utf8), fileName: "export.json") { total in
+            ProgressReporter(console: console, forced: true, verb: "importing", total: total, showsCounts: false, delay: .zero)
+        }
+        session.close()
+        #expect(summary.inserted == 7)
+        #expect(err.text.contains("importing (") && err.text.contains("saving") && err.text.hasSuffix("done\n"))
+
+        let quiet = StringSink()
+        let reporter = ProgressReporter(console: Console(out: StringSink(), err: quiet), forced: false, verb: "exported", total: 10, delay: .zero)
+        reporter.advance(by: 10, detail: "Tag")
+        reporter.finish()
+        #expect(quiet.text.isEmpty, "no progress when standard error is not a terminal and --progress is not given")
+    }
+
     @Test("export --output writes the file whole, and leaves nothing when it fails", .enabled(if: CLIFixtures.enabled))
     func exportToFile() throws {
         let copy = try CLIFixtures.copy(try CLIFixtures.store(QueryTests.carStore))

@@ -128,7 +128,7 @@ struct ImportCommand: ToolCommand {
             if !existed && (!succeeded || dryRun) { removeStoreFiles(store) }
         }
         let summary = try Importer.run(session: session, data: data, fileName: fileName, dryRun: dryRun) { total in
-            ProgressReporter(console: console, forced: forceProgress, verb: "imported", total: total)
+            ProgressReporter(console: console, forced: forceProgress, verb: "importing", total: total, showsCounts: false)
         }
         succeeded = true
         return summary

@@ -11,15 +11,20 @@ final class ProgressReporter {
     private let verb: String
     private let total: Int
     private let delay: Duration
+    private let showsCounts: Bool
     private let start = ContinuousClock.now
     private var lastDraw: ContinuousClock.Instant?
     private var done = 0
     private var drewInPlace = false
+    private var lastDetail = ""
 
     /// - Parameters:
     ///   - forced: `--progress`: report even when standard error is not a terminal.
     ///   - delay: how long to stay silent (tests pass zero).
-    init(console: Console, forced: Bool, verb: String, total: Int, delay: Duration = .seconds(2)) {
+    ///   - showsCounts: print `done of total objects`; otherwise only the percentage (for work
+    ///     counted in passes, as an import's).
+    init(console: Console, forced: Bool, verb: String, total: Int, showsCounts: Bool = true, delay: Duration = .seconds(2)) {
+        self.showsCounts = showsCounts
         self.console = console
         self.enabled = forced || console.errorIsTerminal
         self.verb = verb
@@ -34,7 +39,9 @@ final class ProgressReporter {
         let now = ContinuousClock.now
         guard now - start >= delay else { return }
         let interval: Duration = console.errorIsTerminal ? .milliseconds(250) : .seconds(1)
-        if let lastDraw, now - lastDraw < interval { return }
+        // A new phase (`saving`) is shown at once; the same phase at most every interval.
+        if let lastDraw, now - lastDraw < interval, detail == lastDetail { return }
+        lastDetail = detail
         lastDraw = now
         draw(detail: detail)
     }
@@ -49,7 +56,8 @@ final class ProgressReporter {
 
     private func draw(detail: String) {
         let percent = total > 0 ? " (\(min(100, done * 100 / total))%)" : ""
-        let text = "\(verb) \(done) of \(total) objects\(percent), \(detail)"
+        let text = showsCounts ? "\(verb) \(done) of \(total) objects\(percent), \(detail)"
+            : "\(verb)\(percent), \(detail)"
         if console.errorIsTerminal {
             try? console.err.write("\r\u{1B}[K" + text)
             drewInPlace = true

@@ -49,7 +49,8 @@ enum Importer {
             throw ToolError("\(fileName) is not valid JSON: \(error)")
         }
         let records = try parseRecords(document, fileName: fileName, model: session.model)
-        let reporter = progress?(records.count)
+        // Three passes over the records: match or create, link, validate.
+        let reporter = progress?(records.count * 3)
         let context = session.context
         let storeID = session.store.identifier ?? ""
         let summary = try context.performAndWait { () throws -> ImportSummary in
@@ -186,6 +187,7 @@ enum Importer {
                 object = created
             }
             objectsByKey[record.key] = object
+            reporter?.advance(by: 1, detail: "matching")
             try constraintIndex.add(object!, entity: record.entity, values: record.attributes.map { ($0.attribute.name, $0.json) }, label: label)
         }
 
@@ -217,7 +219,7 @@ enum Importer {
                 }
                 if try setRelationship(relationship, of: object, to: destinations) { changed.insert(ObjectIdentifier(object)) }
             }
-            reporter?.advance(by: 1, detail: "checking")
+            reporter?.advance(by: 1, detail: "linking")
         }
 
         // 3. Validation, reported per record before anything is written.
@@ -226,6 +228,7 @@ enum Importer {
         for record in records {
             let object = objectsByKey[record.key]!
             let id = ObjectIdentifier(object)
+            reporter?.advance(by: 1, detail: "validating")
             guard inserted.contains(id) || changed.contains(id) || object.hasChanges else { continue }
             do {
                 if inserted.contains(id) { try object.validateForInsert() } else { try object.validateForUpdate() }
@@ -277,6 +280,7 @@ enum Importer {
         var metadata = oldMetadata
         metadata[ExportFormat.importMapKey] = importMap
         coordinator.setMetadata(metadata, for: session.store)
+        reporter?.advance(by: 0, detail: "saving")
         do {
             try context.save()
         } catch {
