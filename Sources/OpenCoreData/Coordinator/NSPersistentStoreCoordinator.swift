@@ -15,7 +15,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         // @unchecked: only touched inside `state`'s lock.
         var stores: [NSPersistentStore] = []
         var contexts: [ObjectIdentifier: WeakContext] = [:]
-        var rowCache: [NSManagedObjectID: CachedRow] = [:]
+        var rowCache: [ObjectKey: CachedRow] = [:]
         var name: String?
     }
     private let state = Mutex(State())
@@ -83,7 +83,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let removed = state.withLock { state -> Bool in
             guard let index = state.stores.firstIndex(where: { $0 === store }) else { return false }
             state.stores.remove(at: index)
-            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
+            state.rowCache = state.rowCache.filter { $0.value.snapshot.objectID.storeHandle !== store.handle }
             return true
         }
         guard removed else {
@@ -201,7 +201,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The current row of an object: from the row cache, else the store (then cached, pinned by `context`).
     func snapshot(for objectID: NSManagedObjectID, pinnedBy context: NSManagedObjectContext) throws -> RowSnapshot? {
         if objectID.isTemporaryID { return nil }
-        if let cached = state.withLock({ $0.rowCache[objectID]?.snapshot }) {
+        if let cached = state.withLock({ $0.rowCache[objectID.key]?.snapshot }) {
             pin([objectID], by: context)
             return cached
         }
@@ -248,8 +248,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             if state.rowCache.count + snapshots.count > Self.rowCacheLimit { state.rowCache.removeAll(keepingCapacity: true) }
             for snapshot in snapshots where !snapshot.objectID.isTemporaryID {
                 let id = snapshot.objectID
-                let pins = (state.rowCache[id]?.pins ?? 0) + (newPinSet.contains(id) ? 1 : 0)
-                state.rowCache[id] = CachedRow(snapshot: snapshot, pins: max(pins, 1))
+                let pins = (state.rowCache[id.key]?.pins ?? 0) + (newPinSet.contains(id) ? 1 : 0)
+                state.rowCache[id.key] = CachedRow(snapshot: snapshot, pins: max(pins, 1))
             }
         }
     }
@@ -259,7 +259,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let newPins = ids.filter { context.pinnedRows.insert($0).inserted }
         guard !newPins.isEmpty else { return }
         state.withLock { state in
-            for id in newPins { state.rowCache[id]?.pins += 1 }
+            for id in newPins { state.rowCache[id.key]?.pins += 1 }
         }
     }
 
@@ -268,9 +268,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         guard !ids.isEmpty else { return }
         state.withLock { state in
             for id in ids {
-                guard var entry = state.rowCache[id] else { continue }
+                guard var entry = state.rowCache[id.key] else { continue }
                 entry.pins -= 1
-                state.rowCache[id] = entry.pins > 0 ? entry : nil
+                state.rowCache[id.key] = entry.pins > 0 ? entry : nil
             }
         }
     }
@@ -280,17 +280,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         state.withLock { state in
             guard !state.rowCache.isEmpty else { return }
             for snapshot in snapshots {
-                if let entry = state.rowCache[snapshot.objectID] {
-                    state.rowCache[snapshot.objectID] = CachedRow(snapshot: snapshot, pins: entry.pins)
+                if let entry = state.rowCache[snapshot.objectID.key] {
+                    state.rowCache[snapshot.objectID.key] = CachedRow(snapshot: snapshot, pins: entry.pins)
                 }
             }
-            for id in removed { state.rowCache[id] = nil }
+            for id in removed { state.rowCache[id.key] = nil }
         }
     }
 
     /// Whether a row is in the row cache (for tests).
     package func isRowCached(_ id: NSManagedObjectID) -> Bool {
-        state.withLock { $0.rowCache[id] != nil }
+        state.withLock { $0.rowCache[id.key] != nil }
     }
 
     // MARK: - Writing

@@ -27,6 +27,8 @@ package final class EntityLayout: @unchecked Sendable {
     package let attributeTypes: [NSAttributeType]
     /// Whether each slot is a relationship.
     package let isRelationship: [Bool]
+    /// Whether any attribute is derived (computed on save).
+    package let hasDerivedAttributes: Bool
 
     init(entity: NSEntityDescription) {
         let properties = entity.properties
@@ -64,6 +66,7 @@ package final class EntityLayout: @unchecked Sendable {
         self.toManyIndices = toMany
         self.attributeTypes = types
         self.isRelationship = isRelationship
+        self.hasDerivedAttributes = properties.contains { $0 is NSDerivedAttributeDescription }
     }
 
     /// The number of value slots an object of this entity has.

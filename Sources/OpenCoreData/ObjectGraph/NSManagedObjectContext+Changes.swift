@@ -150,7 +150,7 @@ extension NSManagedObjectContext {
             object.deletedFlag = false
             object._context = nil
         }
-        registry = [:]
+        registry = IdentityMap()
         retained = [:]
         clearChangeSets()
         persistentStoreCoordinator?.unpin(pinnedRows)

@@ -24,6 +24,8 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         for object in changedObjectsInOrder() { object.willSave() }
         processPendingChanges()
+        for object in insertionOrder { object.computeDerivedAttributes() }
+        for object in Array(updated.values) where !object.deletedFlag { object.computeDerivedAttributes() }
         try validateChanges()
 
         var attempts = 0

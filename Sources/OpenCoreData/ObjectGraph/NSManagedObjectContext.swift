@@ -44,7 +44,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var automaticallyMergesChangesFromParent = false
     /// Whether the context keeps strong references to all registered objects.
     open var retainsRegisteredObjects = false {
-        didSet { retained = retainsRegisteredObjects ? registry.mapValues { $0.takeUnretainedValue() } : [:] }
+        didSet {
+            retained = [:]
+            if retainsRegisteredObjects {
+                for reference in registry.values {
+                    let object = reference.takeUnretainedValue()
+                    retained[object.objectID] = object
+                }
+            }
+        }
     }
     /// Whether a fault whose row is gone is treated as deleted instead of failing.
     open var shouldDeleteInaccessibleFaults = true
@@ -56,7 +64,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Graph state (queue-confined)
 
     /// Registered objects by ID. Not retained: an object removes itself when it is deallocated.
-    package var registry: [NSManagedObjectID: Unmanaged<NSManagedObject>] = [:]
+    package var registry = IdentityMap()
     package var retained: [NSManagedObjectID: NSManagedObject] = [:]
     package var inserted: [ObjectIdentifier: NSManagedObject] = [:]
     package var insertionOrder: [NSManagedObject] = []
@@ -97,7 +105,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     deinit {
         persistentStoreCoordinator?.unpin(pinnedRows)
         persistentStoreCoordinator?.unregister(self)
-        for (_, reference) in registry {
+        for reference in registry.values {
             reference.takeUnretainedValue()._context = nil
         }
     }

@@ -17,7 +17,9 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     public let isTemporaryID: Bool
     /// The store's shared handle; nil for temporary IDs.
     package let storeHandle: StoreHandle?
-    private let cachedHash: Int
+    /// A value-type key for dictionaries: hashing and comparing it needs no dynamic dispatch.
+    package let key: ObjectKey
+    private var cachedHash: Int { key.hashBits }
 
     private static let temporaryCounter = Atomic<Int64>(0)
 
@@ -27,7 +29,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
         self.primaryKey = primaryKey
         self.isTemporaryID = false
         self.storeHandle = store.handle
-        self.cachedHash = Self.hash(primaryKey, rootEntity, temporary: false)
+        self.key = ObjectKey(primaryKey: primaryKey, root: entity.rootEntity, handle: store.handle)
     }
 
     package init(temporaryFor entity: NSEntityDescription) {
@@ -37,12 +39,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
         self.primaryKey = key
         self.isTemporaryID = true
         self.storeHandle = nil
-        self.cachedHash = Self.hash(key, rootEntity, temporary: true)
-    }
-
-    private static func hash(_ key: Int64, _ root: NSEntityDescription, temporary: Bool) -> Int {
-        let rootBits = Int(bitPattern: Unmanaged.passUnretained(root).toOpaque())
-        return Int(truncatingIfNeeded: key &* -7_046_029_254_386_353_131) ^ (rootBits >> 4) ^ (temporary ? 0x5bd1e995 : 0)
+        self.key = ObjectKey(primaryKey: key, root: entity.rootEntity, handle: nil)
     }
 
     /// The identifier of the store that holds the object; empty for temporary IDs.
@@ -80,6 +77,31 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
 
     public override var description: String {
         "<NSManagedObjectID> \(uriRepresentation().absoluteString)"
+    }
+}
+
+/// An object ID as a plain value: primary key, hierarchy root and store (nil for temporary IDs).
+///
+/// IDs of one coordinator share the store's handle, so two IDs naming the same row have equal keys.
+package struct ObjectKey: Hashable, Sendable {
+    package let primaryKey: Int64
+    let root: ObjectIdentifier
+    let store: ObjectIdentifier?
+
+    init(primaryKey: Int64, root: NSEntityDescription, handle: StoreHandle?) {
+        self.primaryKey = primaryKey
+        self.root = ObjectIdentifier(root)
+        self.store = handle.map(ObjectIdentifier.init)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+        hasher.combine(root)
+    }
+
+    /// A cheap mix for `NSObject.hash`.
+    var hashBits: Int {
+        Int(truncatingIfNeeded: primaryKey &* -7_046_029_254_386_353_131) ^ root.hashValue ^ (store == nil ? 0x5bd1e995 : 0)
     }
 }
 
