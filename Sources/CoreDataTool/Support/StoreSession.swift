@@ -58,6 +58,8 @@ final class StoreSession {
             var options: [AnyHashable: Any] = [NSReadOnlyPersistentStoreOption: true, OCDReadOnlyImmutableOption: true]
             if ignore { options[OCDReadOnlyIgnoringVersionHashesOption] = true }
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: resolved.model)
+            // After the coordinator froze the model, which numbers its entities.
+            try checkEntityNumbers(resolved.model, file: file, path: path)
             let store: NSPersistentStore
             do {
                 store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: file.url, options: options)
@@ -68,6 +70,27 @@ final class StoreSession {
         } catch {
             file.close()
             throw error
+        }
+    }
+
+    /// Refuses a model whose entities the library would map onto another entity's rows.
+    ///
+    /// The SQLite store numbers the model's entities by their `Z_PRIMARYKEY` names; an entity the
+    /// store does not know gets a number by position, which can be another entity's `Z_ENT`, and
+    /// that entity's rows would then read as objects of the wrong entity. A renamed entity whose
+    /// position number is its old name's (`renamingIdentifier`) is fine: that is how migrated
+    /// stores such as CoreDataPlus-2018's SampleModelV1 read.
+    private static func checkEntityNumbers(_ model: NSManagedObjectModel, file: StoreFile, path: String) throws {
+        let rows = try file.entityRows()
+        let names = Dictionary(rows.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let known = Set(rows.map(\.name))
+        let schema = StoreFile.schema(for: model, rows: rows)
+        for entity in schema.entities {
+            guard let name = entity.name, !known.contains(name) else { continue }
+            let number = schema.entityNumber(of: entity)
+            if let other = names[number], other != entity.renamingIdentifier {
+                throw ToolError("the model's entity \(name) is not in the store \(path), and would be read from the rows of the store's entity \(other) (Z_ENT \(number)); pass the model the store was made with")
+            }
         }
     }
 
