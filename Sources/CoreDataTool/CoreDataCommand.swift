@@ -14,7 +14,7 @@ public struct CoreDataCommand: ParsableCommand {
         EXAMPLES:
           coredata model show Model.xcdatamodeld
           coredata store info App.sqlite
-          coredata query App.sqlite Person --where "age >= 18" --sort lastName --limit 10
+          coredata query App.sqlite Person --where "age >= 18" --sort lastName
           coredata export App.sqlite --output app.json
           coredata import Copy.sqlite app.json --model Model.xcdatamodeld
           coredata validate App.sqlite

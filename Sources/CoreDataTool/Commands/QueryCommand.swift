@@ -17,8 +17,9 @@ struct QueryCommand: ToolCommand {
 
         EXAMPLES:
           coredata query App.sqlite Car
-          coredata query App.sqlite Car --where "maker ==[c] 'bmw' AND year > 2015" --sort year:desc --limit 5
-          coredata query App.sqlite Person --where "ANY cars.model BEGINSWITH 'M'" --format json --expand
+          coredata query App.sqlite Car --where "maker ==[c] 'bmw'" --sort year:desc
+          coredata query App.sqlite Car --sort year --offset 20 --limit 10
+          coredata query App.sqlite Person --where "ANY cars.year > 2015" --expand
           coredata query App.sqlite Car --format csv > cars.csv
         """
     )
