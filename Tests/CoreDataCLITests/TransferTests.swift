@@ -253,6 +253,21 @@ struct TransferTests {
         }
     }
 
+    @Test("Every fixture store exports with its Z_MODELCACHE alone: every row of every model entity",
+          .enabled(if: CLIFixtures.enabled && Harness.hasSQLite3), arguments: CLIFixtures.storeList)
+    func exportWithModelCache(relative: String) throws {
+        let copy = try CLIFixtures.copy(try CLIFixtures.store(relative))
+        let result = Harness.run(["export", copy.path])
+        #expect(result.exitCode == 0, "\(relative): \(result.err)")
+        let exported = try objects(result.out)
+        // Every row of the tables of entities the store's metadata lists (not persistent history).
+        let info = try StoreInfo.read(path: copy.path, modelPath: nil)
+        let expected = info.entities.filter { !$0.isInternal }.compactMap(\.rows).reduce(0, +)
+        #expect(exported.count == expected, "\(relative)")
+        let declared = try #require(try JSONParser.parse(Data(result.out.utf8)).objectValue?["entities"]?.objectValue)
+        #expect(declared.members.reduce(0) { $0 + (Int($1.value == .null ? "0" : JSONWriter.render($1.value)) ?? 0) } == expected)
+    }
+
     // MARK: - Streaming
 
     @Test("Export pages through large entities: every object once, with progress when asked")
