@@ -42,7 +42,7 @@ struct EndToEndTests {
         case "empty": try Data().write(to: URL(fileURLWithPath: path))
         case "text": try Data("just some text, not a database at all, long enough for a header check…".utf8).write(to: URL(fileURLWithPath: path))
         case "plain SQLite":
-            let made = try Harness.runProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"), [path, "CREATE TABLE t (x); INSERT INTO t VALUES (1);"])
+            let made = try Harness.runProcess(Harness.sqlite3, [path, "CREATE TABLE t (x); INSERT INTO t VALUES (1);"])
             #expect(made.exitCode == 0)
         case "truncated":
             let fixtures = try CLIFixtures.require()
@@ -76,7 +76,7 @@ struct EndToEndTests {
         #expect(bad.err.split(separator: "\n").last?.hasSuffix("^") == true)
     }
 
-    @Test("export piped into import through standard input", .enabled(if: CLIFixtures.enabled && Harness.hasSQLite3))
+    @Test("export piped into import through standard input", .enabled(if: CLIFixtures.enabled && Harness.sqlite3Required))
     func pipe() throws {
         let copy = try CLIFixtures.copy(try CLIFixtures.store(QueryTests.carStore))
         let exported = try Harness.runBinary(["export", copy.path])
@@ -99,7 +99,7 @@ struct EndToEndTests {
         try Data(TestModel.export.utf8).write(to: file)
         #expect(try Harness.runBinary(["import", store, file.path, "--model", model]).exitCode == 0)
         #expect(try Harness.runBinary(["validate", store, "--model", model]).exitCode == 0)
-        _ = try Harness.runProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"), [store, "UPDATE ZTAG SET ZNAME = NULL"])
+        _ = try Harness.runProcess(Harness.sqlite3, [store, "UPDATE ZTAG SET ZNAME = NULL"])
         let result = try Harness.runBinary(["validate", store, "--model", model])
         #expect(result.exitCode == 1)
         #expect(result.out.contains("Tag.name is a required value"))

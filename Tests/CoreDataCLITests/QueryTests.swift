@@ -3,7 +3,7 @@ import Testing
 @testable import CoreDataTool
 
 /// `query` against the sqlite3 shell reading the same Z tables.
-@Suite("query returns what the sqlite3 shell sees", .enabled(if: CLIFixtures.enabled && Harness.hasSQLite3, "needs shared/fixtures and sqlite3"))
+@Suite("query returns what the sqlite3 shell sees", .enabled(if: CLIFixtures.enabled && Harness.sqlite3Required, "needs shared/fixtures and sqlite3"))
 struct QueryTests {
     static let carStore = "CoreDataPlus-2018/Tests/SampleModelV2.sqlite"
     static let carModel = "CoreDataPlus-2018/Tests/SampleModel.xcdatamodeld/SampleModel3.xcdatamodel"

@@ -4,7 +4,7 @@ import Testing
 
 /// `store info` on every Apple fixture store: row counts per Z_ENT as the sqlite3 shell counts
 /// them, model compatibility with the model file and with the store's own Z_MODELCACHE.
-@Suite("store info on the fixture stores", .enabled(if: CLIFixtures.enabled && Harness.hasSQLite3, "needs shared/fixtures and sqlite3"))
+@Suite("store info on the fixture stores", .enabled(if: CLIFixtures.enabled && Harness.sqlite3Required, "needs shared/fixtures and sqlite3"))
 struct StoreInfoTests {
     /// Rows per `Z_ENT`, counted by the sqlite3 shell over every table with a Z_ENT column (but Z_PRIMARYKEY).
     static func shellCounts(_ store: URL) throws -> [Int: Int] {

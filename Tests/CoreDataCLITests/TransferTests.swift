@@ -39,7 +39,7 @@ struct TransferTests {
 
     // MARK: - A hand-written file with every attribute type
 
-    @Test("A new store takes every attribute type, and exports the same values", .enabled(if: Harness.hasSQLite3))
+    @Test("A new store takes every attribute type, and exports the same values", .enabled(if: Harness.sqlite3Required))
     func everyTypeRoundTrip() throws {
         let model = try TestModel.write()
         let store = TemporaryFiles.folder().appendingPathComponent("Library.sqlite").path
@@ -87,7 +87,7 @@ struct TransferTests {
         #expect(stanislaw["relationships"]?.objectValue?["books"]?.arrayValue?.count == 1)
     }
 
-    @Test("Importing the same file again changes nothing; a changed value updates one object", .enabled(if: Harness.hasSQLite3))
+    @Test("Importing the same file again changes nothing; a changed value updates one object", .enabled(if: Harness.sqlite3Required))
     func idempotent() throws {
         let model = try TestModel.write()
         let store = TemporaryFiles.folder().appendingPathComponent("Library.sqlite").path
@@ -108,7 +108,7 @@ struct TransferTests {
         #expect(titles.count == 3 && titles.contains("Solaris (1961)"))
     }
 
-    @Test("Records from another source match existing objects by uniqueness constraint", .enabled(if: Harness.hasSQLite3))
+    @Test("Records from another source match existing objects by uniqueness constraint", .enabled(if: Harness.sqlite3Required))
     func matchesByConstraint() throws {
         let model = try TestModel.write()
         let store = TemporaryFiles.folder().appendingPathComponent("Library.sqlite").path
@@ -168,7 +168,7 @@ struct TransferTests {
         #expect(!FileManager.default.fileExists(atPath: store), "\(bad.name)")
     }
 
-    @Test("A bad file into an existing store changes nothing in it", .enabled(if: Harness.hasSQLite3), arguments: [1, 6, 7, 10, 12])
+    @Test("A bad file into an existing store changes nothing in it", .enabled(if: Harness.sqlite3Required), arguments: [1, 6, 7, 10, 12])
     func badFileExistingStore(index: Int) throws {
         let bad = Self.badFiles[index]
         let model = try TestModel.write()
@@ -202,7 +202,7 @@ struct TransferTests {
     // MARK: - Fixture stores
 
     @Test("Every fixture store: export, import into a new store, export again: the same objects",
-          .enabled(if: CLIFixtures.enabled && Harness.hasSQLite3), arguments: CLIFixtures.pairs.indices)
+          .enabled(if: CLIFixtures.enabled && Harness.sqlite3Required), arguments: CLIFixtures.pairs.indices)
     func fixtureRoundTrip(index: Int) throws {
         let pair = CLIFixtures.pairs[index]
         let copy = try CLIFixtures.copy(try CLIFixtures.store(pair.store))
@@ -254,7 +254,7 @@ struct TransferTests {
     }
 
     @Test("Every fixture store exports with its Z_MODELCACHE alone: every row of every model entity",
-          .enabled(if: CLIFixtures.enabled && Harness.hasSQLite3), arguments: CLIFixtures.storeList)
+          .enabled(if: CLIFixtures.enabled && Harness.sqlite3Required), arguments: CLIFixtures.storeList)
     func exportWithModelCache(relative: String) throws {
         let copy = try CLIFixtures.copy(try CLIFixtures.store(relative))
         let result = Harness.run(["export", copy.path])

@@ -3,7 +3,7 @@ import Testing
 @testable import CoreDataTool
 
 /// `validate` finds violations planted in a store with raw SQL, and passes clean stores.
-@Suite("validate", .enabled(if: Harness.hasSQLite3, "needs sqlite3"))
+@Suite("validate", .enabled(if: Harness.sqlite3Required, "needs sqlite3"))
 struct ValidateTests {
     /// A store made by importing the test model's sample file (valid), and the model's path.
     private func makeStore() throws -> (store: String, model: String) {
@@ -18,7 +18,7 @@ struct ValidateTests {
 
     /// Writes to the store with the sqlite3 shell, behind Core Data's back.
     private func plant(_ store: String, _ sql: String) throws {
-        let result = try Harness.runProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"), [store, sql])
+        let result = try Harness.runProcess(Harness.sqlite3, [store, sql])
         #expect(result.exitCode == 0, "\(result.err)")
     }
 

@@ -96,7 +96,7 @@ enum Harness {
     static func sqlite(_ store: URL, _ sql: String, separator: String = "|") throws -> [[String]] {
         let hasWAL = FileManager.default.fileExists(atPath: store.path + "-wal")
         let uri = hasWAL ? "file:\(store.path)?mode=ro" : "file:\(store.path)?mode=ro&immutable=1"
-        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"), ["-readonly", "-noheader", "-separator", separator, uri, sql])
+        let result = try runProcess(sqlite3, ["-readonly", "-noheader", "-separator", separator, uri, sql])
         #expect(result.exitCode == 0, "sqlite3 failed: \(result.err)")
         return result.out.split(separator: "\n", omittingEmptySubsequences: true).map { line in
             line.split(separator: Character(separator), omittingEmptySubsequences: false).map(String.init)
@@ -108,5 +108,10 @@ enum Harness {
         try #require(try sqlite(store, sql).first?.first, "no rows for \(sql)")
     }
 
-    static var hasSQLite3: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") }
+    /// The sqlite3 shell.
+    static let sqlite3 = URL(fileURLWithPath: ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/bin/sqlite3"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/sqlite3")
+
+    /// Whether the sqlite3 shell tests run: when it is installed, and always in CI (where its absence fails them).
+    static var sqlite3Required: Bool { FileManager.default.isExecutableFile(atPath: sqlite3.path) || CLIFixtures.isCI }
 }
