@@ -67,8 +67,43 @@ package final class EntityLayout: @unchecked Sendable {
         self.attributeTypes = types
         self.isRelationship = isRelationship
         self.hasDerivedAttributes = properties.contains { $0 is NSDerivedAttributeDescription }
+        self.inlineNames = properties.map { InlineName($0.name) }
+    }
+
+    /// The raw representation of each property name that Swift stores inline (ASCII, ≤ 15 bytes).
+    private let inlineNames: [InlineName]
+
+    /// The slot of a property by name: `value(forKey:)` and the typed accessors call this on every access.
+    ///
+    /// Short names (Swift's inline "small" strings) are compared by their 16 raw bytes: equal
+    /// bytes mean equal strings, and anything else falls back to the dictionary, so the answer
+    /// is always the dictionary's.
+    @inline(__always)
+    package func index(forKey key: String) -> Int? {
+        let bits = InlineName(key)
+        if bits.isInline {
+            for index in inlineNames.indices where inlineNames[index] == bits { return index }
+        }
+        return indexByName[key]
     }
 
     /// The number of value slots an object of this entity has.
     package var slotCount: Int { properties.count }
+}
+
+/// The 16 bytes of a `String`, meaningful for comparison only when the string is stored inline.
+struct InlineName: Equatable {
+    let low: UInt64
+    let high: UInt64
+
+    init(_ string: String) {
+        var copy = string
+        copy.makeContiguousUTF8()
+        (low, high) = unsafeBitCast(copy, to: (UInt64, UInt64).self)
+    }
+
+    /// Swift marks small (inline) strings in the top bits of the second word; for those the raw
+    /// bytes are the characters themselves and compare like the strings. Large strings hold a
+    /// pointer here, so they never take the fast path.
+    var isInline: Bool { (high >> 61) & 1 != 0 }
 }

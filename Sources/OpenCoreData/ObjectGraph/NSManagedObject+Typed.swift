@@ -286,7 +286,7 @@ extension NSManagedObject {
 
     @inline(__always)
     func slotIndex(forKey key: String) -> Int {
-        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        guard let index = layout.index(forKey: key) else { unknownKey(key) }
         return index
     }
 
