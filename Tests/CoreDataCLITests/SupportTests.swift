@@ -74,8 +74,9 @@ struct SupportTests {
 
     @Test("ISO 8601 dates read back to the same Double")
     func datesRoundTrip() {
-        var generator = SystemRandomNumberGenerator()
-        var samples: [Double] = [0, -0.5, 1e-9, 559_308_941.249889, -978_307_200, 4_000_000_000.123, 726_000_000, -1.25e10]
+        var generator = SplitMix64(seed: 0x5EED_DA7E)
+        var samples: [Double] = [0, -0.5, 1e-9, 1e-20, 0.1, -2_502_612.1460609436, 559_308_941.249889, -978_307_200, 4_000_000_000.123, 726_000_000, -1.25e10]
+        for _ in 0..<500 { samples.append(Double.random(in: -1e7...1e7, using: &generator)) }
         for _ in 0..<2000 { samples.append(Double.random(in: -3e10...3e10, using: &generator)) }
         for seconds in samples {
             let date = Date(timeIntervalSinceReferenceDate: seconds)
@@ -117,5 +118,20 @@ struct SupportTests {
     func caret() {
         #expect(QueryRunner.caretLines(format: "age > ", offset: 6) == ["  age > ", "        ^"])
         #expect(QueryRunner.caretLines(format: "a == 1 AND\nb ==", offset: 15) == ["  b ==", "      ^"])
+    }
+}
+
+/// A seeded generator, so the random samples are the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

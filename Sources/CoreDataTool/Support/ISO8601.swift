@@ -4,12 +4,13 @@ import Foundation
 ///
 /// Core Data keeps a date as a `Double` of seconds since 2001-01-01. `ISO8601DateFormatter` stops
 /// at milliseconds, so this writes as many fractional digits as the `Double` needs to read back
-/// unchanged (up to nine): `2018-09-22T11:35:41.249889Z`.
+/// unchanged (usually six or fewer; more for instants within weeks of 2001-01-01, where a `Double`
+/// is finer than a nanosecond): `2018-09-22T11:35:41.249889Z`.
 enum ISO8601 {
     private static let referenceToUnix: Int64 = 978_307_200
 
-    /// The date as `YYYY-MM-DDTHH:MM:SS[.f…]Z`, with the fewest fractional digits (at most nine)
-    /// that read back to the same `Double`.
+    /// The date as `YYYY-MM-DDTHH:MM:SS[.f…]Z`, with the fewest fractional digits that read back
+    /// to the same `Double`.
     static func format(_ date: Date) -> String {
         let seconds = date.timeIntervalSinceReferenceDate
         guard seconds.isFinite, abs(seconds) < 1e14 else { return "\(seconds)" }
@@ -17,18 +18,19 @@ enum ISO8601 {
         var fraction = ""
         let remainder = seconds - whole
         if remainder > 0 {
-            for digits in 1...9 {
-                let scale = pow(10.0, Double(digits))
-                var scaled = (remainder * scale).rounded()
+            // Near 2001 a Double is finer than a nanosecond, so up to 40 digits may be needed.
+            for digits in 1...40 {
                 var candidateWhole = whole
-                if scaled >= scale {
+                var text = String(format: "%.\(digits)f", remainder)
+                if text.hasPrefix("1") {
                     candidateWhole += 1
-                    scaled = 0
+                    text = ""
+                } else {
+                    text = String(text.dropFirst(2))
+                    while text.hasSuffix("0") { text.removeLast() }
                 }
-                var text = scaled == 0 ? "" : pad(Int64(scaled), digits)
-                while text.hasSuffix("0") { text.removeLast() }
                 let readBack = candidateWhole + (text.isEmpty ? 0 : Double("0." + text)!)
-                if readBack == seconds || digits == 9 {
+                if readBack == seconds || digits == 40 {
                     whole = candidateWhole
                     fraction = text
                     break
