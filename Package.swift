@@ -12,12 +12,14 @@ let package = Package(
         .executable(name: "ocd-modelgen", targets: ["ocd-modelgen"]),
         .plugin(name: "OpenCoreDataModelPlugin", targets: ["OpenCoreDataModelPlugin"]),
         .plugin(name: "GenerateManagedObjectClasses", targets: ["GenerateManagedObjectClasses"]),
+        .executable(name: "coredata", targets: ["coredata"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         .macro(
@@ -61,6 +63,27 @@ let package = Package(
                 permissions: [.writeToPackageDirectory(reason: "Writes <Class>+CoreDataClass.swift and <Class>+CoreDataProperties.swift files")]
             ),
             dependencies: ["ocd-modelgen"]
+        ),
+        // The `coredata` tool: its commands live in a library so tests can call them directly.
+        .target(
+            name: "CoreDataTool",
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "coredata",
+            dependencies: ["CoreDataTool"]
+        ),
+        .testTarget(
+            name: "CoreDataCLITests",
+            dependencies: [
+                "CoreDataTool",
+                "OpenCoreData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "OpenCoreDataTests",
