@@ -8,11 +8,11 @@ let package = Package(
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "coredata-example", targets: ["CoreDataExample"]),
+        .executable(name: "coredata", targets: ["coredata"]),
         // Code generation from Xcode models (docs/CodeGeneration.md).
         .executable(name: "ocd-modelgen", targets: ["ocd-modelgen"]),
         .plugin(name: "OpenCoreDataModelPlugin", targets: ["OpenCoreDataModelPlugin"]),
         .plugin(name: "GenerateManagedObjectClasses", targets: ["GenerateManagedObjectClasses"]),
-        .executable(name: "coredata", targets: ["coredata"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -44,26 +44,6 @@ let package = Package(
             dependencies: ["OpenCoreData"],
             path: "Examples/CoreDataExample"
         ),
-        .executableTarget(
-            name: "ocd-modelgen",
-            dependencies: ["OpenCoreData"]
-        ),
-        .plugin(
-            name: "OpenCoreDataModelPlugin",
-            capability: .buildTool(),
-            dependencies: ["ocd-modelgen"]
-        ),
-        .plugin(
-            name: "GenerateManagedObjectClasses",
-            capability: .command(
-                intent: .custom(
-                    verb: "generate-managed-object-classes",
-                    description: "Write the classes of the Core Data models' entities into the source tree"
-                ),
-                permissions: [.writeToPackageDirectory(reason: "Writes <Class>+CoreDataClass.swift and <Class>+CoreDataProperties.swift files")]
-            ),
-            dependencies: ["ocd-modelgen"]
-        ),
         // The `coredata` tool: its commands live in a library so tests can call them directly.
         .target(
             name: "CoreDataTool",
@@ -84,6 +64,26 @@ let package = Package(
                 "OpenCoreData",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .executableTarget(
+            name: "ocd-modelgen",
+            dependencies: ["OpenCoreData"]
+        ),
+        .plugin(
+            name: "OpenCoreDataModelPlugin",
+            capability: .buildTool(),
+            dependencies: ["ocd-modelgen"]
+        ),
+        .plugin(
+            name: "GenerateManagedObjectClasses",
+            capability: .command(
+                intent: .custom(
+                    verb: "generate-managed-object-classes",
+                    description: "Write the classes of the Core Data models' entities into the source tree"
+                ),
+                permissions: [.writeToPackageDirectory(reason: "Writes <Class>+CoreDataClass.swift and <Class>+CoreDataProperties.swift files")]
+            ),
+            dependencies: ["ocd-modelgen"]
         ),
         .testTarget(
             name: "OpenCoreDataTests",
