@@ -8,6 +8,10 @@ let package = Package(
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "coredata-example", targets: ["CoreDataExample"]),
+        // Code generation from Xcode models (docs/CodeGeneration.md).
+        .executable(name: "ocd-modelgen", targets: ["ocd-modelgen"]),
+        .plugin(name: "OpenCoreDataModelPlugin", targets: ["OpenCoreDataModelPlugin"]),
+        .plugin(name: "GenerateManagedObjectClasses", targets: ["GenerateManagedObjectClasses"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -37,6 +41,26 @@ let package = Package(
             name: "CoreDataExample",
             dependencies: ["OpenCoreData"],
             path: "Examples/CoreDataExample"
+        ),
+        .executableTarget(
+            name: "ocd-modelgen",
+            dependencies: ["OpenCoreData"]
+        ),
+        .plugin(
+            name: "OpenCoreDataModelPlugin",
+            capability: .buildTool(),
+            dependencies: ["ocd-modelgen"]
+        ),
+        .plugin(
+            name: "GenerateManagedObjectClasses",
+            capability: .command(
+                intent: .custom(
+                    verb: "generate-managed-object-classes",
+                    description: "Write the classes of the Core Data models' entities into the source tree"
+                ),
+                permissions: [.writeToPackageDirectory(reason: "Writes <Class>+CoreDataClass.swift and <Class>+CoreDataProperties.swift files")]
+            ),
+            dependencies: ["ocd-modelgen"]
         ),
         .testTarget(
             name: "OpenCoreDataTests",

@@ -129,7 +129,10 @@ extension NSManagedObjectContext {
             object.markRelationshipsCommitted()
         }
         for object in updatedObjects {
-            let version = (object.committed?.version ?? 0) + 1
+            // An object whose changes cancelled out (a member removed and added back) was not
+            // written, so the store still has its old version.
+            let wasWritten = written[ObjectIdentifier(object)] != nil
+            let version = (object.committed?.version ?? 0) + (wasWritten ? 1 : 0)
             let values = written[ObjectIdentifier(object)] ?? object.currentStoreValues()
             object.committed = RowSnapshot(objectID: object.objectID, version: version, values: values)
             object.markRelationshipsCommitted()
