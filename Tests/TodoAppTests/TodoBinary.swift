@@ -44,8 +44,8 @@ struct TodoBinary {
         // Files, not pipes: a full pipe would block the child while we wait for it.
         let outURL = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
         let errURL = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
@@ -63,6 +63,7 @@ struct TodoBinary {
     }
 
     /// Runs a command that must succeed and returns its standard output.
+    @discardableResult
     func ok(_ arguments: [String]) throws -> String {
         let result = try run(arguments)
         guard result.status == 0 else {

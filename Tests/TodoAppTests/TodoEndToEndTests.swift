@@ -86,7 +86,7 @@ struct TodoEndToEndTests {
         #expect(total(try todo.json(["list"])) == 6)
         try todo.ok(["tag", "delete", "home"])
         #expect(total(try todo.json(["list"])) == 6)
-        let milkAfter = try #require(try todo.json(["list", "--search", "milk", "--done"]).map(items)?.first)
+        let milkAfter = try #require(items(try todo.json(["list", "--search", "milk", "--done"])).first)
         #expect((milkAfter["tags"] as? [Any])?.isEmpty == true)
         #expect(try todo.run(["list", "--tag", "home"]).status != 0)
 

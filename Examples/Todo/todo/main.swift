@@ -1,3 +1,3 @@
 import TodoApp
 
-await TodoCommand.main()
+await TodoCommand.runFromCommandLine()

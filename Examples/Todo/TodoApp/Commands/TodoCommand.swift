@@ -27,6 +27,11 @@ public struct TodoCommand: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// Parses the process's arguments and runs the command: the `todo` executable's entry point.
+    public static func runFromCommandLine() async {
+        await main(nil)
+    }
 }
 
 /// The options every command takes: where the store is, and table or JSON output.

@@ -69,7 +69,7 @@ public struct LocationDAO: Sendable {
     /// The location named `placeName`, ignoring case.
     public func findOne(placeName: String) async throws -> LocationItem? {
         try await container.performBackgroundTask { context in
-            let request = LocationEntity.fetchRequest()
+            let request: NSFetchRequest<LocationEntity> = LocationEntity.fetchRequest()
             request.predicate = NSPredicate(format: "placeName ==[c] %@", placeName)
             request.sortDescriptors = [NSSortDescriptor(key: "id", ascending: true)]
             request.fetchLimit = 1
@@ -80,7 +80,7 @@ public struct LocationDAO: Sendable {
     /// Locations whose name contains `search`, sorted by name, one page of them.
     public func findMany(search: String? = nil, limit: Int? = nil, offset: Int = 0) async throws -> [LocationItem] {
         try await container.performBackgroundTask { context in
-            let request = LocationEntity.fetchRequest()
+            let request: NSFetchRequest<LocationEntity> = LocationEntity.fetchRequest()
             if let search, !search.isEmpty {
                 request.predicate = NSPredicate(format: "placeName CONTAINS[cd] %@", search)
             }
@@ -95,7 +95,7 @@ public struct LocationDAO: Sendable {
 
     /// The location whose `id` is `id`, in `context`.
     static func entity(id: String, in context: NSManagedObjectContext) throws -> LocationEntity? {
-        let request = LocationEntity.fetchRequest()
+        let request: NSFetchRequest<LocationEntity> = LocationEntity.fetchRequest()
         request.predicate = NSPredicate(format: "id == %@", id)
         request.fetchLimit = 1
         return try context.fetch(request).first

@@ -51,7 +51,7 @@ public struct TagDAO: Sendable {
     /// The tag titled `title`, ignoring case.
     public func findOne(title: String) async throws -> TagItem? {
         try await container.performBackgroundTask { context in
-            let request = TagEntity.fetchRequest()
+            let request: NSFetchRequest<TagEntity> = TagEntity.fetchRequest()
             request.predicate = NSPredicate(format: "title ==[c] %@", title)
             request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
             request.fetchLimit = 1
@@ -62,7 +62,7 @@ public struct TagDAO: Sendable {
     /// Tags whose title contains `search`, sorted by title, one page of them.
     public func findMany(search: String? = nil, limit: Int? = nil, offset: Int = 0) async throws -> [TagItem] {
         try await container.performBackgroundTask { context in
-            let request = TagEntity.fetchRequest()
+            let request: NSFetchRequest<TagEntity> = TagEntity.fetchRequest()
             if let search, !search.isEmpty {
                 request.predicate = NSPredicate(format: "title CONTAINS[cd] %@", search)
             }
@@ -77,7 +77,7 @@ public struct TagDAO: Sendable {
 
     /// The tag whose `tagId` is `id`, in `context`.
     static func entity(id: String, in context: NSManagedObjectContext) throws -> TagEntity? {
-        let request = TagEntity.fetchRequest()
+        let request: NSFetchRequest<TagEntity> = TagEntity.fetchRequest()
         request.predicate = NSPredicate(format: "tagId == %@", id)
         request.fetchLimit = 1
         return try context.fetch(request).first

@@ -126,7 +126,7 @@ public struct TodoDAO: Sendable {
     /// The `todoId`s that start with `prefix` (ignoring case), so users can type a short id.
     public func ids(withPrefix prefix: String) async throws -> [String] {
         try await container.performBackgroundTask { context in
-            let request = TodoEntity.fetchRequest()
+            let request: NSFetchRequest<TodoEntity> = TodoEntity.fetchRequest()
             request.predicate = NSPredicate(format: "todoId BEGINSWITH[c] %@", prefix)
             return try context.fetch(request).compactMap(\.todoId).sorted()
         }
@@ -149,7 +149,7 @@ public struct TodoDAO: Sendable {
         if let isDone = query.isDone {
             formats.append(isDone ? "completedAt != nil" : "completedAt == nil")
         }
-        let request = TodoEntity.fetchRequest()
+        let request: NSFetchRequest<TodoEntity> = TodoEntity.fetchRequest()
         if !formats.isEmpty {
             request.predicate = NSPredicate(format: formats.joined(separator: " AND "), argumentArray: arguments)
         }
@@ -164,7 +164,7 @@ public struct TodoDAO: Sendable {
 
     /// The to-do whose `todoId` is `id`, in `context`.
     static func entity(id: String, in context: NSManagedObjectContext) throws -> TodoEntity? {
-        let request = TodoEntity.fetchRequest()
+        let request: NSFetchRequest<TodoEntity> = TodoEntity.fetchRequest()
         request.predicate = NSPredicate(format: "todoId == %@", id)
         request.fetchLimit = 1
         return try context.fetch(request).first
