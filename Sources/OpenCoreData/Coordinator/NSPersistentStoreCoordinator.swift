@@ -198,6 +198,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return count
     }
 
+    /// Dictionary results computed by the one store that holds the entity, or nil when there
+    /// are several stores or the store leaves the request to memory.
+    func fetchDictionaries(_ request: StoreDictionaryRequest, affectedStores: [NSPersistentStore]?) throws -> [NSDictionary]? {
+        let stores = stores(for: request.fetch.entity, affectedStores: affectedStores)
+        guard stores.count == 1, let store = stores.first else { return nil }
+        return try store.backend.fetchDictionaries(request, store: store)
+    }
+
     /// The current row of an object: from the row cache, else the store (then cached, pinned by `context`).
     func snapshot(for objectID: NSManagedObjectID, pinnedBy context: NSManagedObjectContext) throws -> RowSnapshot? {
         if objectID.isTemporaryID { return nil }

@@ -309,7 +309,9 @@ extension NSManagedObject {
     func normalized(_ value: StoreValue, at index: Int) -> StoreValue {
         let type = layout.attributeTypes[index]
         switch (value, type) {
-        case (.int(let int), .doubleAttributeType), (.int(let int), .floatAttributeType): return .double(Double(int))
+        case (.int(let int), .doubleAttributeType): return .double(Double(int))
+        case (.int(let int), .floatAttributeType): return .double(Double(Float(int)))
+        case (.double(let double), .floatAttributeType): return .double(Double(Float(double)))
         case (.double(let double), .integer16AttributeType), (.double(let double), .integer32AttributeType), (.double(let double), .integer64AttributeType):
             return .int(Int64(exactly: double.rounded(.towardZero)) ?? 0)
         case (.int(let int), .decimalAttributeType): return .decimal(Decimal(int))

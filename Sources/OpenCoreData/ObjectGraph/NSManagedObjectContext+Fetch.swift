@@ -20,6 +20,12 @@ extension NSManagedObjectContext {
             return [NSNumber(value: count) as! T]
         }
         if resultType == .dictionaryResultType {
+            // The store computes the rows when no unsaved change can alter them and it can do so exactly.
+            if !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
+               let rows = try persistentStoreCoordinator?.fetchDictionaries(StoreDictionaryRequest(request, entity: entity),
+                                                                              affectedStores: request.affectedStores) {
+                return rows.map { $0 as! T }
+            }
             let objects = try matchingObjects(request, entity: entity)
             return try DictionaryResults.make(from: objects, request: request, entity: entity).map { $0 as! T }
         }

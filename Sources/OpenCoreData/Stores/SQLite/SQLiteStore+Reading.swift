@@ -17,7 +17,7 @@ extension SQLiteStore {
     }
 
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {
-        try fetchSnapshots(try query(request), store: store)
+        try fetchSnapshots(try query(request, store: store), store: store)
     }
 
     /// The rows of a query, decoded straight into snapshots.
@@ -34,7 +34,7 @@ extension SQLiteStore {
     }
 
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
-        let request = try query(request)
+        let request = try query(request, store: store)
         let sql = try translated(request) { try builder.selectObjectIDs(request).render() }
         let fallback = request.entity
         return try read { db in
@@ -54,7 +54,7 @@ extension SQLiteStore {
     }
 
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int {
-        let request = try query(request)
+        let request = try query(request, store: store)
         let sql = try translated(request) { try builder.count(request) }
         return try read { db in
             var count = 0
@@ -62,6 +62,23 @@ extension SQLiteStore {
                 count = try Int.fetchOne(statement, arguments: arguments) ?? 0
             }
             return count
+        }
+    }
+
+    func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]? {
+        let query: SQLDictionaryQuery
+        do {
+            query = try SQLDictionaryQuery(request, builder: builder, storeIdentifier: store.identifier)
+        } catch {
+            Log.sql.debug("Dictionary results computed in memory: \(error)")
+            return nil
+        }
+        return try read { db in
+            var rows: [NSDictionary] = []
+            try run(db, query.sql) { statement, arguments in
+                rows = try query.rows(statement, arguments: arguments, store: store, schema: schema)
+            }
+            return rows
         }
     }
 
@@ -107,10 +124,10 @@ extension SQLiteStore {
     // MARK: - Helpers
 
     /// The store query of a fetch request.
-    private func query(_ request: StoreFetchRequest) throws -> SQLiteFetchQuery {
+    private func query(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> SQLiteFetchQuery {
         do {
-            return try SQLiteFetchQuery(request)
-        } catch let error as SQLTranslationError {
+            return try SQLiteFetchQuery(request, storeIdentifier: store.identifier)
+        } catch {
             throw CoreDataError.make(NSCoreDataError, "The SQLite store cannot evaluate this request in SQL: \(error.description)")
         }
     }

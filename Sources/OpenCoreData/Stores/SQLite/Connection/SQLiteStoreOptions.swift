@@ -96,25 +96,18 @@ package struct SQLiteStoreOptions {
     }
 }
 
-/// SQL functions Apple's stores call from their triggers.
+/// SQL functions Apple's stores call from their triggers, and the predicate engine's.
 package enum SQLiteStoreFunctions {
     /// Registers the functions that Apple's derived-attribute triggers call, as no-ops, so
-    /// writes to tables with such triggers succeed (formats.md §3.5).
+    /// writes to tables with such triggers succeed (formats.md §3.5), and the functions and
+    /// collations predicate lowering uses (`SQLiteFunctions`).
     package static func register(in db: Database) {
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
         }
-        db.add(function: matches)
-    }
-
-    /// `OCD_MATCHES(subject, pattern, options)`: `MATCHES` with the in-memory engine's semantics,
-    /// for predicate lowering (options are `NSComparisonPredicate.Options` raw values).
-    private static let matches = DatabaseFunction(matchesFunctionName, argumentCount: 3, pure: true) { arguments in
-        guard case .string(let subject) = arguments[0].storage, case .string(let pattern) = arguments[1].storage else { return nil }
-        let raw = SQLiteValueCoding.integer(arguments[2]) ?? 0
-        return StringMatching.matches(subject, pattern: pattern, options: NSComparisonPredicate.Options(rawValue: UInt(raw))) ? 1 : 0
+        SQLiteFunctions.register(in: db)
     }
 
     /// The SQL name of the `MATCHES` function.
-    package static let matchesFunctionName = "OCD_MATCHES"
+    package static let matchesFunctionName = SQLiteFunctions.Name.matches.rawValue
 }
