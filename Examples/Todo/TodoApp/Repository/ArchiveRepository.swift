@@ -28,11 +28,13 @@ public struct ArchiveRepository: Sendable {
         locations = LocationDAO(container: container)
     }
 
-    /// Every tag, location and to-do.
+    /// Every tag and location (by name) and every to-do (by `todoId`).
     public func export() async throws -> TodoArchive {
         let tagItems = try await tags.findMany()
         let locationItems = try await locations.findMany()
-        let todoItems = try await todos.findMany(TodoQuery())
+        // By id, not by date: dates go through JSON in milliseconds, and the order of a file and
+        // of its re-export must not depend on what that rounding makes equal.
+        let todoItems = try await todos.findMany(TodoQuery()).sorted { $0.id < $1.id }
         return TodoArchive(
             format: TodoArchive.formatName,
             version: 1,
