@@ -13,6 +13,9 @@ let package = Package(
         .executable(name: "ocd-modelgen", targets: ["ocd-modelgen"]),
         .plugin(name: "OpenCoreDataModelPlugin", targets: ["OpenCoreDataModelPlugin"]),
         .plugin(name: "GenerateManagedObjectClasses", targets: ["GenerateManagedObjectClasses"]),
+        // The seed to-do app's Linux twin (Examples/Todo) and the CRUD tutorial's (Examples/CrudExample).
+        .executable(name: "todo", targets: ["todo"]),
+        .executable(name: "crud-example", targets: ["CrudExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -65,6 +68,29 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The to-do app: model, DAOs, repositories and commands live in a library so that tests
+        // can call the repositories; `todo` is its thin executable. The build plugin generates
+        // TodoEntity, TagEntity and LocationEntity from Todo.xcdatamodeld.
+        .target(
+            name: "TodoApp",
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Todo/TodoApp",
+            resources: [.copy("Todo.xcdatamodeld")],
+            plugins: ["OpenCoreDataModelPlugin"]
+        ),
+        .executableTarget(
+            name: "todo",
+            dependencies: ["TodoApp"],
+            path: "Examples/Todo/todo"
+        ),
+        .executableTarget(
+            name: "CrudExample",
+            dependencies: ["OpenCoreData"],
+            path: "Examples/CrudExample"
+        ),
         .executableTarget(
             name: "ocd-modelgen",
             dependencies: ["OpenCoreData"]
@@ -92,6 +118,11 @@ let package = Package(
                 // Fixture tests read Apple-written stores read-only.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        // Repository unit tests, and an end-to-end test that runs the built `todo` binary.
+        .testTarget(
+            name: "TodoAppTests",
+            dependencies: ["TodoApp", "todo"]
         ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
