@@ -197,7 +197,15 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             defer { state = nil }
             return state
         }
-        do { try pool?.close() } catch { Log.store.error("Closing the SQLite store \(url.path) failed: \(error)") }
+        do {
+            // Move the WAL into the main file first, so a copy of the .sqlite alone has every row.
+            if let pool, !options.readOnly {
+                try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            }
+            try pool?.close()
+        } catch {
+            Log.store.error("Closing the SQLite store \(url.path) failed: \(error)")
+        }
     }
 
     // MARK: - Metadata
