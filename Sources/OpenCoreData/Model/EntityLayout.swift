@@ -29,6 +29,10 @@ package final class EntityLayout: @unchecked Sendable {
     package let isRelationship: [Bool]
     /// Whether any attribute is derived (computed on save).
     package let hasDerivedAttributes: Bool
+    /// Indices of the properties validation has to look at: mandatory ones, relationships with
+    /// count limits, 16- and 32-bit integers (range checks) and those with validation predicates.
+    /// The others accept any value, so saving skips them without reading their values.
+    package let validatedIndices: [Int]
 
     init(entity: NSEntityDescription) {
         let properties = entity.properties
@@ -68,6 +72,7 @@ package final class EntityLayout: @unchecked Sendable {
         self.isRelationship = isRelationship
         self.hasDerivedAttributes = properties.contains { $0 is NSDerivedAttributeDescription }
         self.inlineNames = properties.map { InlineName($0.name) }
+        self.validatedIndices = properties.indices.filter { Self.needsValidation(properties[$0]) }
     }
 
     /// The raw representation of each property name that Swift stores inline (ASCII, ≤ 15 bytes).
@@ -85,6 +90,20 @@ package final class EntityLayout: @unchecked Sendable {
             for index in inlineNames.indices where inlineNames[index] == bits { return index }
         }
         return indexByName[key]
+    }
+
+    private static func needsValidation(_ property: NSPropertyDescription) -> Bool {
+        if property is NSFetchedPropertyDescription { return false }
+        if !property.validationPredicates.isEmpty { return true }
+        if let relationship = property as? NSRelationshipDescription {
+            if !relationship.isOptional { return true }
+            return relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0)
+        }
+        if let attribute = property as? NSAttributeDescription,
+           attribute.attributeType == .integer16AttributeType || attribute.attributeType == .integer32AttributeType {
+            return true
+        }
+        return !property.isOptional && !property.isTransient
     }
 
     /// The number of value slots an object of this entity has.

@@ -71,7 +71,14 @@ package enum AttributeConversion {
 
     /// The store value for a public value, or nil when the value's type is wrong for the attribute.
     package static func storeValue(_ value: Any?, type: NSAttributeType) -> StoreValue? {
-        guard let value, !(value is NSNull) else { return .null }
+        guard let value else { return .null }
+        // NSNull is checked only when the value does not convert: a failed class cast from Any
+        // looks up bridging conformances, which costs more than the conversion itself.
+        if let converted = convertedValue(value, type: type) { return converted }
+        return value is NSNull ? .null : nil
+    }
+
+    private static func convertedValue(_ value: Any, type: NSAttributeType) -> StoreValue? {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             return integer(value).map(StoreValue.int)
@@ -115,6 +122,11 @@ package enum AttributeConversion {
     }
 
     package static func integer(_ value: Any) -> Int64? {
+        // NSNumber first, recognised by its metatype: on Linux a failed `as Int` on an NSNumber
+        // goes through Foundation's bridging and costs ~10× the whole conversion.
+        if Swift.type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            return number.int64Value
+        }
         switch value {
         case let int as Int: return Int64(int)
         case let int as Int64: return int
@@ -136,6 +148,7 @@ package enum AttributeConversion {
     }
 
     package static func double(_ value: Any) -> Double? {
+        if Swift.type(of: value) is NSNumber.Type, let number = value as? NSNumber { return number.doubleValue }
         switch value {
         case let double as Double: return double
         case let float as Float: return Double(float)
@@ -155,3 +168,4 @@ package enum AttributeConversion {
         return String(describing: Swift.type(of: value))
     }
 }
+

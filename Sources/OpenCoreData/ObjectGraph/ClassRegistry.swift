@@ -96,9 +96,11 @@ package final class ClassRegistry: Sendable {
 
     /// The entity whose class is `type`, in one model.
     package func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        // `Todo(context:)` lands here for every insert: answer from the registry before
+        // spelling out class names (String(reflecting:) is the costly part).
+        if let match = model.entities.first(where: { registeredType(for: $0) == type }) { return match }
         let bare = NSManagedObject.bareClassName(of: type)
         let full = String(reflecting: type)
-        if let match = model.entities.first(where: { registeredType(for: $0) == type }) { return match }
         let matches = model.entities.filter { entity in
             guard var name = entity.managedObjectClassName, !name.isEmpty else { return false }
             if name.hasPrefix(".") { name.removeFirst() }

@@ -18,5 +18,12 @@ package struct IdentityMap {
 
     package var count: Int { entries.count }
 
+    /// Removes the entry for `id` if it is `object`, with one hash lookup.
+    package mutating func remove(_ id: NSManagedObjectID, ifItIs object: NSManagedObject) {
+        guard let index = entries.index(forKey: id.key),
+              entries.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
+        entries.remove(at: index)
+    }
+
     package var isEmpty: Bool { entries.isEmpty }
 }

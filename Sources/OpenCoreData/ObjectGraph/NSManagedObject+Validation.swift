@@ -30,7 +30,8 @@ extension NSManagedObject {
     package func validateAllProperties() throws {
         fireFaultIfNeeded()
         var errors: [NSError] = []
-        for (index, property) in layout.properties.enumerated() where !(property is NSFetchedPropertyDescription) {
+        for index in layout.validatedIndices {
+            let property = layout.properties[index]
             // Fast path: a plain attribute only needs its nil check, read from the slot.
             if !layout.isRelationship[index], property.validationPredicates.isEmpty,
                !(layout.attributeTypes[index] == .integer16AttributeType || layout.attributeTypes[index] == .integer32AttributeType) {

@@ -39,6 +39,23 @@ extension NSManagedObjectContext {
         if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
             prefetch(keyPaths, of: objects)
         }
+        return Self.typedResults(objects)
+    }
+
+    /// The fetched objects as `[T]`. A dynamic cast per object (`as! T`) costs a conformance
+    /// lookup for `NSFetchRequestResult`; when the types are known to match, the array is
+    /// reinterpreted instead.
+    static func typedResults<T>(_ objects: [NSManagedObject]) -> [T] {
+        if T.self == NSManagedObject.self {
+            return unsafeBitCast(objects, to: [T].self)
+        }
+        if T.self == NSFetchRequestResult.self {
+            return unsafeBitCast(objects.map { $0 as NSFetchRequestResult }, to: [T].self)
+        }
+        if T.self is NSManagedObject.Type,
+           objects.allSatisfy({ ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self) }) {
+            return unsafeBitCast(objects, to: [T].self)
+        }
         return objects.map { $0 as! T }
     }
 

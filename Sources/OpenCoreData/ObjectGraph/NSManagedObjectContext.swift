@@ -237,10 +237,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Removes a deallocating object from the registry.
     package func forget(_ object: NSManagedObject) {
-        let id = object._objectID
-        if let entry = registry[id], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            registry[id] = nil
-        }
+        // One hash lookup: every fetched object passes here when it is freed.
+        registry.remove(object._objectID, ifItIs: object)
     }
 
     /// Makes an object no longer registered (after its deletion was saved, or on reset).

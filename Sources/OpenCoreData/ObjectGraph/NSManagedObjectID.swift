@@ -23,13 +23,18 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
 
     private static let temporaryCounter = Atomic<Int64>(0)
 
-    package init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
+    package convenience init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
+        self.init(entity: entity, primaryKey: primaryKey, handle: store.handle)
+    }
+
+    /// A permanent ID of the store that owns `handle`.
+    package init(entity: NSEntityDescription, primaryKey: Int64, handle: StoreHandle) {
         self.entity = entity
         self.rootEntity = entity.rootEntity
         self.primaryKey = primaryKey
         self.isTemporaryID = false
-        self.storeHandle = store.handle
-        self.key = ObjectKey(primaryKey: primaryKey, root: entity.rootEntity, handle: store.handle)
+        self.storeHandle = handle
+        self.key = ObjectKey(primaryKey: primaryKey, root: entity.rootEntity, handle: handle)
     }
 
     package init(temporaryFor entity: NSEntityDescription) {

@@ -42,11 +42,12 @@ extension SQLiteStore {
             try run(db, sql) { statement, arguments in
                 let cursor = try Row.fetchCursor(statement, arguments: arguments)
                 let handle = statement.sqliteStatement
+                let reference = store.handle
                 while try cursor.next() != nil {
                     guard let key = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 0)) else { continue }
                     let number = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 1)).map(Int.init)
                     let entity = number.flatMap(schema.entity(number:)) ?? fallback
-                    ids.append(NSManagedObjectID(entity: entity, primaryKey: key, store: store))
+                    ids.append(NSManagedObjectID(entity: entity, primaryKey: key, handle: reference))
                 }
             }
             return ids

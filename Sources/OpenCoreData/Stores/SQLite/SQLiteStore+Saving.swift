@@ -54,11 +54,12 @@ extension SQLiteStore {
                 try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(COALESCE(Z_MAX, 0), ?) WHERE Z_ENT = ?",
                                  [entry.key, Int64(schema.entityNumber(of: entry.root))])
             }
+            let reference = store.handle
             for insert in request.inserted where insert.objectID.isTemporaryID {
                 let root = ObjectIdentifier(insert.objectID.entity.rootEntity)
                 let key = nextKey[root]!
                 nextKey[root] = key + 1
-                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, store: store)
+                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, handle: reference)
             }
             let map = result.permanentIDs
             func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { id.isTemporaryID ? (map[id] ?? id) : id }
@@ -124,7 +125,13 @@ extension SQLiteStore {
         for delete in deletes {
             let plan = writePlan(for: delete.objectID.entity)
             let key = delete.objectID.primaryKey.databaseValue
-            try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(plan.table.name)) WHERE Z_PK = ?", [key])
+            // A cached statement bound on the handle: a cascade deletes many rows (W7).
+            let sql = "DELETE FROM \(SQLIdentifier.quote(plan.table.name)) WHERE Z_PK = ?"
+            Log.sql.debug("\(sql)")
+            let statement = try db.cachedStatement(sql: sql)
+            SQLiteRawBinding.reset(statement.sqliteStatement)
+            SQLiteRawBinding.bind(delete.objectID.primaryKey, to: statement.sqliteStatement, at: 1)
+            try SQLiteRawBinding.step(statement, db: db)
             for join in plan.joinRelationships {
                 try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(join.table.name)) WHERE \(SQLIdentifier.quote(join.access.selfColumn)) = ?", [key])
                 if join.table.isSelfInverse {
@@ -141,14 +148,20 @@ extension SQLiteStore {
         }
         columns.sort { $0.column < $1.column }
         let sql = plan.updateSQL(columns: columns.map(\.column))
-        var arguments: [DatabaseValue] = [update.snapshot.version.databaseValue]
-        for column in columns { arguments.append(plan.value(of: column.source, in: values, schema: schema)) }
-        arguments.append(update.snapshot.objectID.primaryKey.databaseValue)
-        arguments.append(update.expectedVersion.databaseValue)
         Log.sql.debug("\(sql)")
+        // Bound on the handle like the inserts: saves of many changed rows (W2, W6, W8).
         let statement = try db.cachedStatement(sql: sql)
-        statement.setUncheckedArguments(StatementArguments(arguments))
-        try statement.execute()
+        let handle = statement.sqliteStatement
+        SQLiteRawBinding.reset(handle)
+        SQLiteRawBinding.bind(update.snapshot.version, to: handle, at: 1)
+        var position: Int32 = 2
+        for column in columns {
+            plan.bind(column.source, in: values, schema: schema, to: handle, at: position)
+            position += 1
+        }
+        SQLiteRawBinding.bind(update.snapshot.objectID.primaryKey, to: handle, at: position)
+        SQLiteRawBinding.bind(update.expectedVersion, to: handle, at: position + 1)
+        try SQLiteRawBinding.step(statement, db: db)
         if db.changesCount != 1 {
             // Checked before writing, so only a writer that bypassed the lock gets here.
             let current = try currentRow(update.snapshot.objectID, db: db, store: store)
