@@ -8,12 +8,21 @@ let package = Package(
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "coredata-example", targets: ["CoreDataExample"]),
+        .executable(name: "coredata", targets: ["coredata"]),
+        // Code generation from Xcode models (docs/CodeGeneration.md).
+        .executable(name: "ocd-modelgen", targets: ["ocd-modelgen"]),
+        .plugin(name: "OpenCoreDataModelPlugin", targets: ["OpenCoreDataModelPlugin"]),
+        .plugin(name: "GenerateManagedObjectClasses", targets: ["GenerateManagedObjectClasses"]),
+        // The seed to-do app's Linux twin (Examples/Todo) and the CRUD tutorial's (Examples/CrudExample).
+        .executable(name: "todo", targets: ["todo"]),
+        .executable(name: "crud-example", targets: ["CrudExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         .macro(
@@ -38,6 +47,70 @@ let package = Package(
             dependencies: ["OpenCoreData"],
             path: "Examples/CoreDataExample"
         ),
+        // The `coredata` tool: its commands live in a library so tests can call them directly.
+        .target(
+            name: "CoreDataTool",
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "coredata",
+            dependencies: ["CoreDataTool"]
+        ),
+        .testTarget(
+            name: "CoreDataCLITests",
+            dependencies: [
+                "CoreDataTool",
+                "OpenCoreData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The to-do app: model, DAOs, repositories and commands live in a library so that tests
+        // can call the repositories; `todo` is its thin executable. The build plugin generates
+        // TodoEntity, TagEntity and LocationEntity from Todo.xcdatamodeld.
+        .target(
+            name: "TodoApp",
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Todo/TodoApp",
+            resources: [.copy("Todo.xcdatamodeld")],
+            plugins: ["OpenCoreDataModelPlugin"]
+        ),
+        .executableTarget(
+            name: "todo",
+            dependencies: ["TodoApp"],
+            path: "Examples/Todo/todo"
+        ),
+        .executableTarget(
+            name: "CrudExample",
+            dependencies: ["OpenCoreData"],
+            path: "Examples/CrudExample"
+        ),
+        .executableTarget(
+            name: "ocd-modelgen",
+            dependencies: ["OpenCoreData"]
+        ),
+        .plugin(
+            name: "OpenCoreDataModelPlugin",
+            capability: .buildTool(),
+            dependencies: ["ocd-modelgen"]
+        ),
+        .plugin(
+            name: "GenerateManagedObjectClasses",
+            capability: .command(
+                intent: .custom(
+                    verb: "generate-managed-object-classes",
+                    description: "Write the classes of the Core Data models' entities into the source tree"
+                ),
+                permissions: [.writeToPackageDirectory(reason: "Writes <Class>+CoreDataClass.swift and <Class>+CoreDataProperties.swift files")]
+            ),
+            dependencies: ["ocd-modelgen"]
+        ),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: [
@@ -45,6 +118,11 @@ let package = Package(
                 // Fixture tests read Apple-written stores read-only.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        // Repository unit tests, and an end-to-end test that runs the built `todo` binary.
+        .testTarget(
+            name: "TodoAppTests",
+            dependencies: ["TodoApp", "todo"]
         ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",

@@ -67,7 +67,6 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     private struct State {
         var metadata: [String: Any]
-        var identifier: String
     }
     private let state: Mutex<UncheckedBox<State>>
 
@@ -84,6 +83,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The coordinator the store belongs to.
     open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
     package let backend: any PersistentStoreBackend
+    /// Shared by all object IDs of this store.
+    package let handle: StoreHandle
 
     package init(type: String, url: URL?, options: [AnyHashable: Any]?, configurationName: String?,
                  identifier: String, metadata: [String: Any], backend: any PersistentStoreBackend) {
@@ -93,14 +94,16 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
         self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         self.backend = backend
-        self.state = Mutex(UncheckedBox(State(metadata: metadata, identifier: identifier)))
+        self.handle = StoreHandle(identifier: identifier)
+        self.state = Mutex(UncheckedBox(State(metadata: metadata)))
         super.init()
+        handle.attach(self)
     }
 
     /// The store's unique identifier (its UUID); part of every permanent object ID.
     open var identifier: String! {
-        get { state.withLock { $0.value.identifier } }
-        set { state.withLock { box in var s = box.value; s.identifier = newValue ?? s.identifier; box = UncheckedBox(s) } }
+        get { handle.identifier }
+        set { if let newValue { handle.identifier = newValue } }
     }
 
     /// The store's metadata: type, UUID, model version hashes and any keys set by the app.

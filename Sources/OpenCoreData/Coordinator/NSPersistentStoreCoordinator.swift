@@ -15,7 +15,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         // @unchecked: only touched inside `state`'s lock.
         var stores: [NSPersistentStore] = []
         var contexts: [ObjectIdentifier: WeakContext] = [:]
-        var rowCache: [NSManagedObjectID: RowSnapshot] = [:]
+        var rowCache: [ObjectKey: CachedRow] = [:]
         var name: String?
     }
     private let state = Mutex(State())
@@ -83,7 +83,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let removed = state.withLock { state -> Bool in
             guard let index = state.stores.firstIndex(where: { $0 === store }) else { return false }
             state.stores.remove(at: index)
-            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
+            state.rowCache = state.rowCache.filter { $0.value.snapshot.objectID.storeHandle !== store.handle }
             return true
         }
         guard removed else {
@@ -198,18 +198,29 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return count
     }
 
-    /// The current row of an object: from the row cache, else the store.
-    func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
-        if objectID.isTemporaryID { return nil }
-        if let cached = state.withLock({ $0.rowCache[objectID] }) { return cached }
-        return try freshSnapshot(for: objectID)
+    /// Dictionary results computed by the one store that holds the entity, or nil when there
+    /// are several stores or the store leaves the request to memory.
+    func fetchDictionaries(_ request: StoreDictionaryRequest, affectedStores: [NSPersistentStore]?) throws -> [NSDictionary]? {
+        let stores = stores(for: request.fetch.entity, affectedStores: affectedStores)
+        guard stores.count == 1, let store = stores.first else { return nil }
+        return try store.backend.fetchDictionaries(request, store: store)
     }
 
-    /// The current row of an object, read from its store (the row cache is updated).
-    func freshSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+    /// The current row of an object: from the row cache, else the store (then cached, pinned by `context`).
+    func snapshot(for objectID: NSManagedObjectID, pinnedBy context: NSManagedObjectContext) throws -> RowSnapshot? {
+        if objectID.isTemporaryID { return nil }
+        if let cached = state.withLock({ $0.rowCache[objectID.key]?.snapshot }) {
+            pin([objectID], by: context)
+            return cached
+        }
+        return try freshSnapshot(for: objectID, pinnedBy: context)
+    }
+
+    /// The current row of an object, read from its store; the row cache is updated and pinned by `context`.
+    func freshSnapshot(for objectID: NSManagedObjectID, pinnedBy context: NSManagedObjectContext) throws -> RowSnapshot? {
         guard !objectID.isTemporaryID, let store = store(for: objectID) else { return nil }
         let snapshot = try store.backend.snapshots(for: [objectID], store: store).first
-        if let snapshot { cacheSnapshots([snapshot], removing: []) }
+        if let snapshot { cacheSnapshots([snapshot], pinnedBy: context) }
         return snapshot
     }
 
@@ -231,12 +242,63 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return try store.backend.destinations(of: objectID, relationship: relationship, store: store)
     }
 
-    func cacheSnapshots(_ snapshots: [RowSnapshot], removing removed: [NSManagedObjectID]) {
+    // MARK: - Row cache
+
+    /// Puts rows in the row cache, pinned by `context` until it resets or goes away.
+    ///
+    /// A row stays cached only while a context that loaded it is alive and not reset, as Apple
+    /// drops rows no context holds; this keeps `existingObject(with:)` from serving a stale row.
+    func cacheSnapshots(_ snapshots: [RowSnapshot], pinnedBy context: NSManagedObjectContext) {
+        guard !snapshots.isEmpty else { return }
+        let newPins = snapshots.map(\.objectID).filter { context.pinnedRows.insert($0).inserted }
+        let newPinSet = Set(newPins)
         state.withLock { state in
             if state.rowCache.count + snapshots.count > Self.rowCacheLimit { state.rowCache.removeAll(keepingCapacity: true) }
-            for snapshot in snapshots where !snapshot.objectID.isTemporaryID { state.rowCache[snapshot.objectID] = snapshot }
-            for id in removed { state.rowCache[id] = nil }
+            for snapshot in snapshots where !snapshot.objectID.isTemporaryID {
+                let id = snapshot.objectID
+                let pins = (state.rowCache[id.key]?.pins ?? 0) + (newPinSet.contains(id) ? 1 : 0)
+                state.rowCache[id.key] = CachedRow(snapshot: snapshot, pins: max(pins, 1))
+            }
         }
+    }
+
+    /// Records that `context` holds rows already in the cache.
+    func pin(_ ids: [NSManagedObjectID], by context: NSManagedObjectContext) {
+        let newPins = ids.filter { context.pinnedRows.insert($0).inserted }
+        guard !newPins.isEmpty else { return }
+        state.withLock { state in
+            for id in newPins { state.rowCache[id.key]?.pins += 1 }
+        }
+    }
+
+    /// Releases a context's pins; rows no context pins leave the cache.
+    func unpin(_ ids: Set<NSManagedObjectID>) {
+        guard !ids.isEmpty else { return }
+        state.withLock { state in
+            for id in ids {
+                guard var entry = state.rowCache[id.key] else { continue }
+                entry.pins -= 1
+                state.rowCache[id.key] = entry.pins > 0 ? entry : nil
+            }
+        }
+    }
+
+    /// After a save: refreshes rows that are cached (without caching new ones) and drops deleted rows.
+    func updateCachedSnapshots(_ snapshots: [RowSnapshot], removing removed: [NSManagedObjectID]) {
+        state.withLock { state in
+            guard !state.rowCache.isEmpty else { return }
+            for snapshot in snapshots {
+                if let entry = state.rowCache[snapshot.objectID.key] {
+                    state.rowCache[snapshot.objectID.key] = CachedRow(snapshot: snapshot, pins: entry.pins)
+                }
+            }
+            for id in removed { state.rowCache[id.key] = nil }
+        }
+    }
+
+    /// Whether a row is in the row cache (for tests).
+    package func isRowCached(_ id: NSManagedObjectID) -> Bool {
+        state.withLock { $0.rowCache[id.key] != nil }
     }
 
     // MARK: - Writing
@@ -308,6 +370,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                                      userInfo: [NSAffectedStoresErrorKey: [store]])
         }
     }
+}
+
+/// A cached row and how many contexts hold it.
+struct CachedRow {
+    var snapshot: RowSnapshot
+    var pins: Int
 }
 
 /// Holds a context weakly in the coordinator's registry.

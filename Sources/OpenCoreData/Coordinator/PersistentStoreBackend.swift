@@ -20,6 +20,11 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// The number of rows a request matches.
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int
 
+    /// The rows of a `.dictionaryResultType` fetch computed by the store (selected columns,
+    /// grouping, aggregates, `HAVING`, distinct), or nil when the store cannot give exactly what
+    /// the context computes in memory from the matching objects; the context then does that.
+    func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]?
+
     /// The rows with these IDs (missing rows are left out).
     func snapshots(for objectIDs: [NSManagedObjectID], store: NSPersistentStore) throws -> [RowSnapshot]
 
@@ -37,6 +42,39 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
 
     /// Closes files; called when the store is removed from its coordinator.
     func close()
+}
+
+extension PersistentStoreBackend {
+    /// Stores compute no dictionary results unless they say so.
+    package func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]? { nil }
+}
+
+/// What a store needs of a `.dictionaryResultType` fetch request.
+package struct StoreDictionaryRequest {
+    /// The matching, sorting and paging part.
+    package let fetch: StoreFetchRequest
+    /// Property descriptions, `NSExpressionDescription`s or key paths; nil for every stored attribute.
+    package let propertiesToFetch: [Any]?
+    package let propertiesToGroupBy: [Any]?
+    package let havingPredicate: NSPredicate?
+    package let returnsDistinctResults: Bool
+
+    init<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) {
+        self.fetch = StoreFetchRequest(request, entity: entity, paging: true)
+        self.propertiesToFetch = request.propertiesToFetch
+        self.propertiesToGroupBy = request.propertiesToGroupBy
+        self.havingPredicate = request.havingPredicate
+        self.returnsDistinctResults = request.returnsDistinctResults
+    }
+
+    package init(fetch: StoreFetchRequest, propertiesToFetch: [Any]?, propertiesToGroupBy: [Any]? = nil,
+                 havingPredicate: NSPredicate? = nil, returnsDistinctResults: Bool = false) {
+        self.fetch = fetch
+        self.propertiesToFetch = propertiesToFetch
+        self.propertiesToGroupBy = propertiesToGroupBy
+        self.havingPredicate = havingPredicate
+        self.returnsDistinctResults = returnsDistinctResults
+    }
 }
 
 /// The changes of one context save, in store form.

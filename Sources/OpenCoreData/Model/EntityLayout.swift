@@ -27,6 +27,8 @@ package final class EntityLayout: @unchecked Sendable {
     package let attributeTypes: [NSAttributeType]
     /// Whether each slot is a relationship.
     package let isRelationship: [Bool]
+    /// Whether any attribute is derived (computed on save).
+    package let hasDerivedAttributes: Bool
     /// Indices of the properties validation has to look at: mandatory ones, relationships with
     /// count limits, 16- and 32-bit integers (range checks) and those with validation predicates.
     /// The others accept any value, so saving skips them without reading their values.
@@ -68,7 +70,26 @@ package final class EntityLayout: @unchecked Sendable {
         self.toManyIndices = toMany
         self.attributeTypes = types
         self.isRelationship = isRelationship
+        self.hasDerivedAttributes = properties.contains { $0 is NSDerivedAttributeDescription }
+        self.inlineNames = properties.map { InlineName($0.name) }
         self.validatedIndices = properties.indices.filter { Self.needsValidation(properties[$0]) }
+    }
+
+    /// The raw representation of each property name that Swift stores inline (ASCII, ≤ 15 bytes).
+    private let inlineNames: [InlineName]
+
+    /// The slot of a property by name: `value(forKey:)` and the typed accessors call this on every access.
+    ///
+    /// Short names (Swift's inline "small" strings) are compared by their 16 raw bytes: equal
+    /// bytes mean equal strings, and anything else falls back to the dictionary, so the answer
+    /// is always the dictionary's.
+    @inline(__always)
+    package func index(forKey key: String) -> Int? {
+        let bits = InlineName(key)
+        if bits.isInline {
+            for index in inlineNames.indices where inlineNames[index] == bits { return index }
+        }
+        return indexByName[key]
     }
 
     private static func needsValidation(_ property: NSPropertyDescription) -> Bool {
@@ -87,4 +108,21 @@ package final class EntityLayout: @unchecked Sendable {
 
     /// The number of value slots an object of this entity has.
     package var slotCount: Int { properties.count }
+}
+
+/// The 16 bytes of a `String`, meaningful for comparison only when the string is stored inline.
+struct InlineName: Equatable {
+    let low: UInt64
+    let high: UInt64
+
+    init(_ string: String) {
+        var copy = string
+        copy.makeContiguousUTF8()
+        (low, high) = unsafeBitCast(copy, to: (UInt64, UInt64).self)
+    }
+
+    /// Swift marks small (inline) strings in the top bits of the second word; for those the raw
+    /// bytes are the characters themselves and compare like the strings. Large strings hold a
+    /// pointer here, so they never take the fast path.
+    var isInline: Bool { (high >> 61) & 1 != 0 }
 }

@@ -85,8 +85,11 @@ package enum AttributeConversion {
         case .booleanAttributeType:
             if let bool = value as? Bool { return .int(bool ? 1 : 0) }
             return integer(value).map { .int($0 != 0 ? 1 : 0) }
-        case .doubleAttributeType, .floatAttributeType:
+        case .doubleAttributeType:
             return double(value).map(StoreValue.double)
+        case .floatAttributeType:
+            // A Float attribute holds what a Float can hold, in memory and in the store alike.
+            return double(value).map { .double(Double(Float($0))) }
         case .decimalAttributeType:
             if let decimal = value as? Decimal { return .decimal(decimal) }
             if let number = value as? NSNumber { return .decimal(number.decimalValue) }

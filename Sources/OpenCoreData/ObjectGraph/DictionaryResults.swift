@@ -12,10 +12,10 @@ enum DictionaryResults {
 
         var rows: [[String: Any]] = []
         if hasAggregates || !groupKeys.isEmpty {
-            var groups: [[String]: [NSManagedObject]] = [:]
-            var order: [[String]] = []
+            var groups: [[GroupKey]: [NSManagedObject]] = [:]
+            var order: [[GroupKey]] = []
             for object in objects {
-                let key = groupKeys.map { "\(object.value(forKeyPath: $0) ?? NSNull())" }
+                let key = groupKeys.map { Self.groupingKey(object.value(forKeyPath: $0)) }
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(object)
             }
@@ -51,6 +51,32 @@ enum DictionaryResults {
             }
         }
         return rows.map { NSDictionary(dictionary: $0) }
+    }
+
+    /// A value as a grouping key: by value (dates to the sub-second), never by its printed form.
+    enum GroupKey: Hashable {
+        case null
+        case number(Double)
+        case date(Double)
+        case text(String)
+        case data(Data)
+        case object(ObjectKey)
+        case other(String)
+    }
+
+    static func groupingKey(_ value: Any?) -> GroupKey {
+        switch value {
+        case nil, is NSNull: return .null
+        case let object as NSManagedObject: return .object(object.objectID.key)
+        case let id as NSManagedObjectID: return .object(id.key)
+        case let date as Date: return .date(date.timeIntervalSinceReferenceDate)
+        case let string as String: return .text(string)
+        case let data as Data: return .data(data)
+        case let number as NSNumber: return .number(number.doubleValue)
+        case let some?:
+            if let number = AttributeConversion.double(some) { return .number(number) }
+            return .other("\(some)")
+        }
     }
 
     /// One requested column.

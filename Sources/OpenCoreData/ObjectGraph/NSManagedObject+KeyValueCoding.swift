@@ -9,7 +9,7 @@ extension NSManagedObject {
     /// An unknown key stops with a message naming the entity and key, as Apple raises
     /// `NSUnknownKeyException`.
     public func value(forKey key: String) -> Any? {
-        guard let index = layout.indexByName[key] else {
+        guard let index = layout.index(forKey: key) else {
             if key == "objectID" || key == "self" { return key == "self" ? self : objectID }
             unknownKey(key)
         }
@@ -23,7 +23,7 @@ extension NSManagedObject {
     /// A value of the wrong type stops with a message naming the entity, key and type, as
     /// Apple raises "Unacceptable type of value for attribute".
     public func setValue(_ value: Any?, forKey key: String) {
-        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        guard let index = layout.index(forKey: key) else { unknownKey(key) }
         willChangeValue(forKey: key)
         setPublicValue(value, at: index, key: key)
         didChangeValue(forKey: key)
@@ -59,13 +59,13 @@ extension NSManagedObject {
 
     /// The value of a property without calling access hooks; for custom accessors.
     public func primitiveValue(forKey key: String) -> Any? {
-        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        guard let index = layout.index(forKey: key) else { unknownKey(key) }
         return publicValue(at: index)
     }
 
     /// Sets a property without change notifications hooks; still tracked and inverse-maintained.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
-        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        guard let index = layout.index(forKey: key) else { unknownKey(key) }
         setPublicValue(value, at: index, key: key)
     }
 

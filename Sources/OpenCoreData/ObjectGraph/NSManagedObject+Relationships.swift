@@ -5,7 +5,7 @@ import Foundation
 extension NSManagedObject {
     /// A mutable set that changes a to-many relationship, with inverse maintenance.
     public func mutableSetValue(forKey key: String) -> NSMutableSet {
-        guard let index = layout.indexByName[key], let relationship = layout.properties[index] as? NSRelationshipDescription,
+        guard let index = layout.index(forKey: key), let relationship = layout.properties[index] as? NSRelationshipDescription,
               relationship.isToMany else {
             CoreDataError.programmerError("mutableSetValue(forKey:): entity '\(entity.name ?? "?")' has no to-many relationship '\(key)'.")
         }
@@ -14,7 +14,7 @@ extension NSManagedObject {
 
     /// A mutable ordered set that changes an ordered to-many relationship, with inverse maintenance.
     public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
-        guard let index = layout.indexByName[key], let relationship = layout.properties[index] as? NSRelationshipDescription,
+        guard let index = layout.index(forKey: key), let relationship = layout.properties[index] as? NSRelationshipDescription,
               relationship.isToMany else {
             CoreDataError.programmerError("mutableOrderedSetValue(forKey:): entity '\(entity.name ?? "?")' has no to-many relationship '\(key)'.")
         }
@@ -23,7 +23,7 @@ extension NSManagedObject {
 
     /// The IDs of a relationship's destinations, without firing relationship faults where the IDs are known.
     public func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
-        guard let index = layout.indexByName[key], layout.isRelationship[index] else { unknownKey(key) }
+        guard let index = layout.index(forKey: key), layout.isRelationship[index] else { unknownKey(key) }
         fireFaultIfNeeded()
         switch slots[index] {
         case .value(let value): return value.objectIDValue.map { [$0] } ?? []
@@ -36,7 +36,7 @@ extension NSManagedObject {
 
     /// Whether a relationship is still a fault (its destinations not loaded).
     public func hasFault(forRelationshipNamed key: String) -> Bool {
-        guard let index = layout.indexByName[key], layout.isRelationship[index] else { unknownKey(key) }
+        guard let index = layout.index(forKey: key), layout.isRelationship[index] else { unknownKey(key) }
         if faulted { return true }
         switch slots[index] {
         case .unloadedToMany: return true

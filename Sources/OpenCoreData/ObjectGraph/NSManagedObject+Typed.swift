@@ -234,6 +234,7 @@ extension NSManagedObject {
     }
 
     /// Reads a to-many relationship as `NSSet?`, as Xcode generates.
+    @_disfavoredOverload  // so that an `NSObject?` property reads through the `NSObject?` overload
     public func managedValue(forKey key: String) -> NSSet? {
         if let recorder = keyRecorder { recorder.record(key); return nil }
         let value = self.value(forKey: key)
@@ -247,6 +248,7 @@ extension NSManagedObject {
     }
 
     /// Reads an ordered to-many relationship as `NSOrderedSet?`, as Xcode generates.
+    @_disfavoredOverload  // so that an `NSObject?` property reads through the `NSObject?` overload
     public func managedValue(forKey key: String) -> NSOrderedSet? {
         if let recorder = keyRecorder { recorder.record(key); return nil }
         let value = self.value(forKey: key)
@@ -257,6 +259,15 @@ extension NSManagedObject {
     /// Writes an ordered to-many relationship from an `NSOrderedSet?`.
     public func setManagedValue(_ value: NSOrderedSet?, forKey key: String) {
         setValue(value, forKey: key)
+    }
+
+    /// Reads a transformable as `NSObject?`, as Xcode generates when it names no custom class.
+    ///
+    /// The `NSSet?`, `NSOrderedSet?` and to-one readers, whose results all convert to `NSObject?`,
+    /// are disfavored so that they don't make such a property ambiguous.
+    public func managedValue(forKey key: String) -> NSObject? {
+        if let recorder = keyRecorder { recorder.record(key); return nil }
+        return value(forKey: key) as? NSObject
     }
 
     /// Reads any other property type (transformable values, `NSNumber?`, …) through `value(forKey:)`.
@@ -277,16 +288,15 @@ extension NSManagedObject {
     /// Writes any other property type through `setValue(_:forKey:)`.
     @_disfavoredOverload
     public func setManagedValue<Value>(_ value: Value, forKey key: String) {
-        let boxed: Any? = value
-        if case .some(.none) = boxed as Any?? { return setValue(nil, forKey: key) }
-        setValue(value, forKey: key)
+        // `Value` is often an optional (`NSNumber?`): pass its payload, not an `Optional` boxed in `Any`.
+        setValue(flattenedOptional(value), forKey: key)
     }
 
     // MARK: - Helpers
 
     @inline(__always)
     func slotIndex(forKey key: String) -> Int {
-        guard let index = layout.indexByName[key] else { unknownKey(key) }
+        guard let index = layout.index(forKey: key) else { unknownKey(key) }
         return index
     }
 
@@ -299,7 +309,9 @@ extension NSManagedObject {
     func normalized(_ value: StoreValue, at index: Int) -> StoreValue {
         let type = layout.attributeTypes[index]
         switch (value, type) {
-        case (.int(let int), .doubleAttributeType), (.int(let int), .floatAttributeType): return .double(Double(int))
+        case (.int(let int), .doubleAttributeType): return .double(Double(int))
+        case (.int(let int), .floatAttributeType): return .double(Double(Float(int)))
+        case (.double(let double), .floatAttributeType): return .double(Double(Float(double)))
         case (.double(let double), .integer16AttributeType), (.double(let double), .integer32AttributeType), (.double(let double), .integer64AttributeType):
             return .int(Int64(exactly: double.rounded(.towardZero)) ?? 0)
         case (.int(let int), .decimalAttributeType): return .decimal(Decimal(int))
@@ -308,6 +320,25 @@ extension NSManagedObject {
         default:
             return value
         }
+    }
+}
+
+/// Unwraps optionals at any depth: `NSNumber?.some(n)` is `n`, `.none` is nil, other values are themselves.
+private func flattenedOptional<Value>(_ value: Value) -> Any? {
+    if let optional = value as? any OptionalPayload { return optional.payload }
+    return value
+}
+
+/// An optional whose payload can be read without knowing its type.
+private protocol OptionalPayload {
+    var payload: Any? { get }
+}
+
+extension Optional: OptionalPayload {
+    fileprivate var payload: Any? {
+        guard case .some(let wrapped) = self else { return nil }
+        if let nested = wrapped as? any OptionalPayload { return nested.payload }
+        return wrapped
     }
 }
 

@@ -32,8 +32,18 @@ extension NSManagedObject {
         var errors: [NSError] = []
         for index in layout.validatedIndices {
             let property = layout.properties[index]
+            // Fast path: a plain attribute only needs its nil check, read from the slot.
+            if !layout.isRelationship[index], property.validationPredicates.isEmpty,
+               !(layout.attributeTypes[index] == .integer16AttributeType || layout.attributeTypes[index] == .integer32AttributeType) {
+                if !property.isOptional && !property.isTransient && slotIsNil(index) {
+                    errors.append(validationError(NSValidationMissingMandatoryPropertyError, key: property.name, value: nil,
+                                                  "\(entity.name ?? "?").\(property.name) is a required value."))
+                }
+                continue
+            }
             let value: Any?
             if let relationship = property as? NSRelationshipDescription {
+                if relationship.isToMany && relationship.isOptional && relationship.minCount <= 0 && relationship.maxCount <= 0 { continue }
                 value = relationship.isToMany ? Array(loadedToMany(at: index).objects) : resolveToOne(at: index)
             } else if layout.attributeTypes[index].isInteger, case .int(let raw) = storeValue(at: index) {
                 // The stored value, not the type-truncated one value(forKey:) would return.
@@ -44,6 +54,14 @@ extension NSManagedObject {
             validate(value, property: property, into: &errors)
         }
         try throwCollected(errors)
+    }
+
+    private func slotIsNil(_ index: Int) -> Bool {
+        switch slots[index] {
+        case .value(let value): return value.isNull
+        case .custom(let value): return value == nil || value is NSNull
+        default: return false
+        }
     }
 
     private func validate(_ value: Any?, property: NSPropertyDescription, into errors: inout [NSError]) {

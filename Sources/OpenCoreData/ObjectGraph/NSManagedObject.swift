@@ -258,7 +258,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     private func describeSlot(named key: String) -> String {
-        guard let index = layout.indexByName[key], index < slots.count else { return "nil" }
+        guard let index = layout.index(forKey: key), index < slots.count else { return "nil" }
         switch slots[index] {
         case .value(let value): return "\(value)"
         case .custom(let value): return value.map { "\($0)" } ?? "nil"

@@ -150,9 +150,11 @@ extension NSManagedObjectContext {
             object.deletedFlag = false
             object._context = nil
         }
-        registry = [:]
+        registry = IdentityMap()
         retained = [:]
         clearChangeSets()
+        persistentStoreCoordinator?.unpin(pinnedRows)
+        pinnedRows = []
     }
 
     /// Forgets every pending change (the objects themselves are handled by the caller).
@@ -179,8 +181,8 @@ extension NSManagedObjectContext {
         let key = ObjectIdentifier(object)
         if object.insertedFlag { return }
         let latest = latestFromCache
-            ? try? persistentStoreCoordinator?.snapshot(for: object.objectID)
-            : try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID)
+            ? try? persistentStoreCoordinator?.snapshot(for: object.objectID, pinnedBy: self)
+            : try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID, pinnedBy: self)
         if flag, !object.faulted {
             var changes: [(Int, ObjectSlot)] = []
             for (index, property) in object.layout.properties.enumerated() where property.isTransient || object.slotDiffersFromCommitted(index) {

@@ -20,6 +20,12 @@ extension NSManagedObjectContext {
             return [NSNumber(value: count) as! T]
         }
         if resultType == .dictionaryResultType {
+            // The store computes the rows when no unsaved change can alter them and it can do so exactly.
+            if !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
+               let rows = try persistentStoreCoordinator?.fetchDictionaries(StoreDictionaryRequest(request, entity: entity),
+                                                                              affectedStores: request.affectedStores) {
+                return rows.map { $0 as! T }
+            }
             let objects = try matchingObjects(request, entity: entity)
             return try DictionaryResults.make(from: objects, request: request, entity: entity).map { $0 as! T }
         }
@@ -128,8 +134,14 @@ extension NSManagedObjectContext {
         let snapshots = try coordinator.fetchSnapshots(storeRequest, affectedStores: request.affectedStores)
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(snapshots.count)
+        // Look each entity's class up once, not once per row.
+        var classes: [ObjectIdentifier: NSManagedObject.Type] = [:]
         for snapshot in snapshots {
-            objects.append(registeredObject(for: snapshot, refresh: request.shouldRefreshRefetchedObjects))
+            let entity = snapshot.objectID.entity
+            let key = ObjectIdentifier(entity)
+            let type = classes[key] ?? ClassRegistry.shared.objectClass(for: entity)
+            classes[key] = type
+            objects.append(registeredObject(for: snapshot, refresh: request.shouldRefreshRefetchedObjects, type: type))
         }
         if pushPaging { return objects }
 
@@ -168,7 +180,7 @@ extension NSManagedObjectContext {
     }
 
     /// The registered object for a fetched row, creating a fault that holds the row's values.
-    package func registeredObject(for snapshot: RowSnapshot, refresh: Bool) -> NSManagedObject {
+    package func registeredObject(for snapshot: RowSnapshot, refresh: Bool, type: NSManagedObject.Type? = nil) -> NSManagedObject {
         if let object = registry[snapshot.objectID]?.takeUnretainedValue() {
             if object.faulted {
                 object.committed = snapshot
@@ -178,7 +190,7 @@ extension NSManagedObjectContext {
             }
             return object
         }
-        return makeObject(for: snapshot.objectID, snapshot: snapshot)
+        return makeObject(for: snapshot.objectID, snapshot: snapshot, type: type)
     }
 
     /// Registers faults for batched results: firing one loads its whole batch in one query.

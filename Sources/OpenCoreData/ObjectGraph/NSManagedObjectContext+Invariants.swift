@@ -8,9 +8,10 @@ extension NSManagedObjectContext {
     /// with the objects' flags.
     package func graphInvariantViolations() -> [String] {
         var problems: [String] = []
-        for (id, reference) in registry {
+        for reference in registry.values {
             let object = reference.takeUnretainedValue()
-            if object.objectID != id { problems.append("registry key \(id) holds object with ID \(object.objectID)") }
+            let id = object.objectID
+            if registry[id]?.toOpaque() != reference.toOpaque() { problems.append("registry does not find \(id) under its own ID") }
             if object._context !== self { problems.append("\(id) is registered but points at another context") }
             if object.faulted || object.deletedFlag { continue }
             for index in object.layout.relationshipIndices {

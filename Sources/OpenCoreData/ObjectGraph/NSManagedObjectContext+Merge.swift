@@ -91,7 +91,7 @@ extension NSManagedObjectContext {
         // One store query for every registered object the save changed.
         let changed = changes.updated.compactMap { registeredObject(for: $0) }
         let latest = (try? persistentStoreCoordinator?.snapshots(for: changed.map(\.objectID))) ?? []
-        persistentStoreCoordinator?.cacheSnapshots(latest, removing: [])
+        persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self)
         for object in changed {
             refresh(object, mergeChanges: true, latestFromCache: true)
             refreshed.insert(object)
@@ -129,7 +129,7 @@ extension NSManagedObjectContext {
         for id in changes.inserted {
             if let object = registeredObject(for: id) { insertedNow.insert(object) }
         }
-        persistentStoreCoordinator?.cacheSnapshots([], removing: Array(changes.deleted))
+        persistentStoreCoordinator?.updateCachedSnapshots([], removing: Array(changes.deleted))
         var userInfo: [AnyHashable: Any] = [:]
         if !refreshed.isEmpty { userInfo[NSRefreshedObjectsKey] = refreshed; userInfo[NSUpdatedObjectsKey] = refreshed }
         if !deletedNow.isEmpty { userInfo[NSDeletedObjectsKey] = deletedNow }

@@ -24,6 +24,8 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         for object in changedObjectsInOrder() { object.willSave() }
         processPendingChanges()
+        for object in insertionOrder { object.computeDerivedAttributes() }
+        for object in Array(updated.values) where !object.deletedFlag { object.computeDerivedAttributes() }
         try validateChanges()
 
         var attempts = 0
@@ -127,7 +129,10 @@ extension NSManagedObjectContext {
             object.markRelationshipsCommitted()
         }
         for object in updatedObjects {
-            let version = (object.committed?.version ?? 0) + 1
+            // An object whose changes cancelled out (a member removed and added back) was not
+            // written, so the store still has its old version.
+            let wasWritten = written[ObjectIdentifier(object)] != nil
+            let version = (object.committed?.version ?? 0) + (wasWritten ? 1 : 0)
             let values = written[ObjectIdentifier(object)] ?? object.currentStoreValues()
             object.committed = RowSnapshot(objectID: object.objectID, version: version, values: values)
             object.markRelationshipsCommitted()
@@ -137,8 +142,8 @@ extension NSManagedObjectContext {
             object.deletedFlag = false
             unregister(object)
         }
-        persistentStoreCoordinator?.cacheSnapshots((insertedObjects + updatedObjects).compactMap(\.committed),
-                                                   removing: deletedObjects.map(\.objectID))
+        persistentStoreCoordinator?.updateCachedSnapshots(updatedObjects.compactMap(\.committed),
+                                                          removing: deletedObjects.map(\.objectID))
         for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
 
         let insertedIDs = Set(insertedObjects.map(\.objectID))

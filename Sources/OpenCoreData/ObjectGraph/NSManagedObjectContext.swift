@@ -44,7 +44,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var automaticallyMergesChangesFromParent = false
     /// Whether the context keeps strong references to all registered objects.
     open var retainsRegisteredObjects = false {
-        didSet { retained = retainsRegisteredObjects ? registry.mapValues { $0.takeUnretainedValue() } : [:] }
+        didSet {
+            retained = [:]
+            if retainsRegisteredObjects {
+                for reference in registry.values {
+                    let object = reference.takeUnretainedValue()
+                    retained[object.objectID] = object
+                }
+            }
+        }
     }
     /// Whether a fault whose row is gone is treated as deleted instead of failing.
     open var shouldDeleteInaccessibleFaults = true
@@ -56,7 +64,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Graph state (queue-confined)
 
     /// Registered objects by ID. Not retained: an object removes itself when it is deallocated.
-    package var registry: [NSManagedObjectID: Unmanaged<NSManagedObject>] = [:]
+    package var registry = IdentityMap()
     package var retained: [NSManagedObjectID: NSManagedObject] = [:]
     package var inserted: [ObjectIdentifier: NSManagedObject] = [:]
     package var insertionOrder: [NSManagedObject] = []
@@ -68,6 +76,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     package var pendingDeleted: [ObjectIdentifier: NSManagedObject] = [:]
     package var deletesToPropagate: [NSManagedObject] = []
     package var isProcessingChanges = false
+    /// Rows this context holds in the coordinator's row cache.
+    package var pinnedRows = Set<NSManagedObjectID>()
     package var isSaving = false
 
     // MARK: - Initializers
@@ -93,8 +103,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private static let mainQueueKey = DispatchSpecificKey<Bool>()
 
     deinit {
+        persistentStoreCoordinator?.unpin(pinnedRows)
         persistentStoreCoordinator?.unregister(self)
-        for (_, reference) in registry {
+        for reference in registry.values {
             reference.takeUnretainedValue()._context = nil
         }
     }
@@ -207,8 +218,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Creates and registers an object for a stored row, as a fault holding `snapshot` if given.
-    package func makeObject(for objectID: NSManagedObjectID, snapshot: RowSnapshot?) -> NSManagedObject {
-        let type = ClassRegistry.shared.objectClass(for: objectID.entity)
+    package func makeObject(for objectID: NSManagedObjectID, snapshot: RowSnapshot?, type knownType: NSManagedObject.Type? = nil) -> NSManagedObject {
+        let type = knownType ?? ClassRegistry.shared.objectClass(for: objectID.entity)
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object._objectID = objectID
         object._context = self
@@ -227,10 +238,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Removes a deallocating object from the registry.
     package func forget(_ object: NSManagedObject) {
         // One hash lookup: every fetched object passes here when it is freed.
-        if let index = registry.index(forKey: object._objectID),
-           registry.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            registry.remove(at: index)
-        }
+        registry.remove(object._objectID, ifItIs: object)
     }
 
     /// Makes an object no longer registered (after its deletion was saved, or on reset).
@@ -242,7 +250,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     package func coordinatorSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
         guard let coordinator = persistentStoreCoordinator else { return nil }
-        return try coordinator.snapshot(for: objectID)
+        return try coordinator.snapshot(for: objectID, pinnedBy: self)
     }
 
     /// The IDs of a relationship's destinations as stored, for a relationship fault.

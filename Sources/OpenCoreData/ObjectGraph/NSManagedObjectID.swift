@@ -9,53 +9,49 @@ import Synchronization
 public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     /// The entity of the object.
     public let entity: NSEntityDescription
+    /// The root of the entity's hierarchy: one primary-key sequence is shared per root.
+    package let rootEntity: NSEntityDescription
     /// The primary key (`Z_PK`) of a permanent ID; for a temporary ID, a process-unique counter.
     package let primaryKey: Int64
     /// Whether the ID is temporary (the object has not been saved).
     public let isTemporaryID: Bool
-    /// The identifier of the store that holds the object; empty for temporary IDs.
-    package let storeIdentifier: String
-    private let storeReference: StoreReference?
-    /// The root of the entity's hierarchy, which equality compares: resolved once.
-    private let rootEntity: NSEntityDescription
-    /// `hash`, computed once: IDs are dictionary keys in every registry and cache.
-    private let hashCache: Int
+    /// The store's shared handle; nil for temporary IDs.
+    package let storeHandle: StoreHandle?
+    /// A value-type key for dictionaries: hashing and comparing it needs no dynamic dispatch.
+    package let key: ObjectKey
+    private var cachedHash: Int { key.hashBits }
 
     private static let temporaryCounter = Atomic<Int64>(0)
 
     package convenience init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
-        self.init(entity: entity, primaryKey: primaryKey, reference: StoreReference(store))
+        self.init(entity: entity, primaryKey: primaryKey, handle: store.handle)
     }
 
-    /// A permanent ID sharing `reference` with the other IDs of one fetch or save: reading the
-    /// store's identifier and making a weak reference once, not once per row.
-    package init(entity: NSEntityDescription, primaryKey: Int64, reference: StoreReference) {
+    /// A permanent ID of the store that owns `handle`.
+    package init(entity: NSEntityDescription, primaryKey: Int64, handle: StoreHandle) {
         self.entity = entity
+        self.rootEntity = entity.rootEntity
         self.primaryKey = primaryKey
         self.isTemporaryID = false
-        self.storeIdentifier = reference.identifier
-        self.storeReference = reference
-        self.rootEntity = entity.rootEntity
-        self.hashCache = Self.hash(primaryKey: primaryKey, root: rootEntity)
+        self.storeHandle = handle
+        self.key = ObjectKey(primaryKey: primaryKey, root: entity.rootEntity, handle: handle)
     }
 
     package init(temporaryFor entity: NSEntityDescription) {
+        let key = Self.temporaryCounter.add(1, ordering: .relaxed).newValue
         self.entity = entity
-        self.primaryKey = Self.temporaryCounter.add(1, ordering: .relaxed).newValue
-        self.isTemporaryID = true
-        self.storeIdentifier = ""
-        self.storeReference = nil
         self.rootEntity = entity.rootEntity
-        self.hashCache = Self.hash(primaryKey: primaryKey, root: rootEntity)
+        self.primaryKey = key
+        self.isTemporaryID = true
+        self.storeHandle = nil
+        self.key = ObjectKey(primaryKey: key, root: entity.rootEntity, handle: nil)
     }
 
-    /// A cheap mix of the key and the hierarchy; the dictionary hashes it again with its seed.
-    private static func hash(primaryKey: Int64, root: NSEntityDescription) -> Int {
-        Int(truncatingIfNeeded: primaryKey) &+ 31 &* Int(bitPattern: ObjectIdentifier(root))
-    }
+    /// The identifier of the store that holds the object; empty for temporary IDs.
+    package var storeIdentifier: String { storeHandle?.identifier ?? "" }
 
     /// The store that holds the object, or nil for a temporary ID or a removed store.
-    public var persistentStore: NSPersistentStore? { storeReference?.store }
+    public var persistentStore: NSPersistentStore? { storeHandle?.store }
 
     /// A URI that identifies the object: `x-coredata://<store UUID>/<Entity>/p<primary key>`.
     ///
@@ -74,11 +70,13 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
         if other === self { return true }
-        return primaryKey == other.primaryKey && isTemporaryID == other.isTemporaryID
-            && rootEntity === other.rootEntity && storeIdentifier == other.storeIdentifier
+        guard primaryKey == other.primaryKey, isTemporaryID == other.isTemporaryID, rootEntity === other.rootEntity else {
+            return false
+        }
+        return storeHandle === other.storeHandle || storeIdentifier == other.storeIdentifier
     }
 
-    public override var hash: Int { hashCache }
+    public override var hash: Int { cachedHash }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
@@ -87,19 +85,49 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     }
 }
 
-/// Holds a store weakly so an ID does not keep a removed store alive, with the store's identifier
-/// as it was when the reference was made. Many IDs share one.
-package final class StoreReference: Sendable {
-    // The reference never changes after init; `weak let` is not allowed, so a Mutex guards it.
-    private let storage: Mutex<WeakBox>
-    package let identifier: String
-    package init(_ store: NSPersistentStore) {
-        storage = Mutex(WeakBox(store: store))
-        identifier = store.identifier
+/// An object ID as a plain value: primary key, hierarchy root and store (nil for temporary IDs).
+///
+/// IDs of one coordinator share the store's handle, so two IDs naming the same row have equal keys.
+package struct ObjectKey: Hashable, Sendable {
+    package let primaryKey: Int64
+    let root: ObjectIdentifier
+    let store: ObjectIdentifier?
+
+    init(primaryKey: Int64, root: NSEntityDescription, handle: StoreHandle?) {
+        self.primaryKey = primaryKey
+        self.root = ObjectIdentifier(root)
+        self.store = handle.map(ObjectIdentifier.init)
     }
-    var store: NSPersistentStore? { storage.withLock { $0.store } }
-    struct WeakBox: @unchecked Sendable {
-        // @unchecked: NSPersistentStore is Sendable; the box only exists to hold it weakly.
-        weak var store: NSPersistentStore?
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+        hasher.combine(root)
+    }
+
+    /// A cheap mix for `NSObject.hash`.
+    var hashBits: Int {
+        Int(truncatingIfNeeded: primaryKey &* -7_046_029_254_386_353_131) ^ root.hashValue ^ (store == nil ? 0x5bd1e995 : 0)
+    }
+}
+
+/// What every object ID of one store shares: the store (held weakly) and its identifier.
+///
+/// One handle per store means creating an ID allocates nothing for its store reference.
+package final class StoreHandle: @unchecked Sendable {
+    // @unchecked Sendable: `store` is written once, in NSPersistentStore.init, before the handle
+    // is shared (weak loads are atomic in the Swift runtime); `identifier` is behind its Mutex.
+    package private(set) weak var store: NSPersistentStore?
+    private let identifierState: Mutex<String>
+
+    init(identifier: String) {
+        identifierState = Mutex(identifier)
+    }
+
+    func attach(_ store: NSPersistentStore) { self.store = store }
+
+    /// The store's UUID string.
+    package var identifier: String {
+        get { identifierState.withLock { $0 } }
+        set { identifierState.withLock { $0 = newValue } }
     }
 }

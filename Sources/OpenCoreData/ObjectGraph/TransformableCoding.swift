@@ -26,10 +26,23 @@ package enum TransformableCoding {
            let transformer = ValueTransformer.registered(forName: NSValueTransformerName(rawValue: name)) {
             return transformer.reverseTransformedValue(data)
         }
-        if data.starts(with: Array("bplist00".utf8)),
+        if data.starts(with: Array("bplist00".utf8)), archivedClassesAreAvailable(data),
            let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) {
             return object
         }
         return data
+    }
+
+    /// Whether `data` is a keyed archive, readable by OpenCoreData's bounds-checked reader, whose
+    /// classes all exist in this process. Stores read on Linux usually hold the app's own
+    /// `NSCoding` types: Foundation's unarchiver would log a line for each such value, and it can
+    /// trap on corrupt property lists (store files come from outside). Those values stay `Data`.
+    private static func archivedClassesAreAvailable(_ data: Data) -> Bool {
+        guard let archive = try? PropertyListReader.propertyList(from: data) as? [String: Any],
+              let objects = archive["$objects"] as? [Any] else { return false }
+        for case let object as [String: Any] in objects {
+            if let name = object["$classname"] as? String, NSClassFromString(name) == nil { return false }
+        }
+        return true
     }
 }

@@ -22,7 +22,7 @@ package enum BuiltinFunction {
         "bitwiseAnd:with:": 2, "bitwiseOr:with:": 2, "bitwiseXor:with:": 2,
         "leftshift:by:": 2, "rightshift:by:": 2, "onesComplement:": 1,
         // Dates and strings.
-        "now": 0, "lowercase:": 1, "uppercase:": 1, "noindex:": 1,
+        "now": 0, "lowercase:": 1, "uppercase:": 1, "noindex:": 1, "canonical:": 1,
         // Produced by syntax rather than by name.
         castFunction: 2, indexFunction: 2,
     ]

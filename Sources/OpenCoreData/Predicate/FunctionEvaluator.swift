@@ -22,6 +22,9 @@ package enum FunctionEvaluator {
         case "random:": return numbers(first).randomElement()?.value
         case "lowercase:": return PredicateValue.string(first)?.lowercased()
         case "uppercase:": return PredicateValue.string(first)?.uppercased()
+        case "canonical:":
+            // Case- and diacritic-folded, as Apple's derived "search name" attributes use it.
+            return PredicateValue.string(first)?.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
         case "noindex:": return first
         case BuiltinFunction.castFunction:
             guard let typeName = PredicateValue.string(second) else { return nil }

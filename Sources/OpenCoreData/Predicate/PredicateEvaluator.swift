@@ -79,15 +79,11 @@ package enum PredicateEvaluator {
             guard let subject = PredicateValue.string(lhs), let pattern = PredicateValue.string(rhs) else { return false }
             return StringMatching.like(subject, pattern: pattern, options: options)
         case .beginsWith:
-            guard let subject = PredicateValue.string(lhs), let prefix = PredicateValue.string(rhs), !prefix.isEmpty else {
-                return false
-            }
-            return StringMatching.fold(subject, options).hasPrefix(StringMatching.fold(prefix, options))
+            guard let subject = PredicateValue.string(lhs), let prefix = PredicateValue.string(rhs) else { return false }
+            return StringMatching.beginsWith(subject, prefix, options: options)
         case .endsWith:
-            guard let subject = PredicateValue.string(lhs), let suffix = PredicateValue.string(rhs), !suffix.isEmpty else {
-                return false
-            }
-            return StringMatching.fold(subject, options).hasSuffix(StringMatching.fold(suffix, options))
+            guard let subject = PredicateValue.string(lhs), let suffix = PredicateValue.string(rhs) else { return false }
+            return StringMatching.endsWith(subject, suffix, options: options)
         case .contains:
             return contains(container: lhs, element: rhs, options: options)
         case .in:
@@ -106,9 +102,8 @@ package enum PredicateEvaluator {
     /// `CONTAINS`/`IN`: membership in a collection or dictionary, or substring of a string.
     private static func contains(container: Any?, element: Any?, options: NSComparisonPredicate.Options) -> Bool {
         if let string = PredicateValue.string(container) {
-            // As with NSString's range(of:), an empty string is found nowhere.
-            guard let needle = PredicateValue.string(element), !needle.isEmpty else { return false }
-            return StringMatching.fold(string, options).contains(StringMatching.fold(needle, options))
+            guard let needle = PredicateValue.string(element) else { return false }
+            return StringMatching.contains(string, needle, options: options)
         }
         if let elements = PredicateValue.elements(container) {
             return ValueComparison.contains(elements, element, options: options)

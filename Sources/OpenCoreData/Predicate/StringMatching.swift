@@ -13,6 +13,25 @@ package enum StringMatching {
         return folding.isEmpty ? string : string.folding(options: folding, locale: nil)
     }
 
+    // MARK: - BEGINSWITH, ENDSWITH, CONTAINS
+
+    // The SQLite store registers these same functions, so SQL and memory agree exactly.
+
+    /// `BEGINSWITH`; an empty prefix is found nowhere, as with `NSString`'s `range(of:)`.
+    package static func beginsWith(_ subject: String, _ prefix: String, options: NSComparisonPredicate.Options) -> Bool {
+        !prefix.isEmpty && fold(subject, options).hasPrefix(fold(prefix, options))
+    }
+
+    /// `ENDSWITH`; an empty suffix is found nowhere.
+    package static func endsWith(_ subject: String, _ suffix: String, options: NSComparisonPredicate.Options) -> Bool {
+        !suffix.isEmpty && fold(subject, options).hasSuffix(fold(suffix, options))
+    }
+
+    /// `CONTAINS` (and `IN`) on strings: a substring test; an empty needle is found nowhere.
+    package static func contains(_ string: String, _ needle: String, options: NSComparisonPredicate.Options) -> Bool {
+        !needle.isEmpty && fold(string, options).contains(fold(needle, options))
+    }
+
     // MARK: - LIKE
 
     /// `LIKE`: `*` matches any run of characters, `?` one character, `\` escapes either.

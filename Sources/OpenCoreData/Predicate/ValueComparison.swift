@@ -47,7 +47,16 @@ package enum ValueComparison {
     }
 
     /// Object equality: `isEqual(_:)` for `NSObject`s, `==` for `Hashable` values, else identity.
+    ///
+    /// Managed objects compare by object ID, with each other and with `NSManagedObjectID`s, as
+    /// a store compares rows: `SELF == %@` and `ANY tags IN %@` accept objects or their IDs, and
+    /// an object from another context matches the same row.
     package static func objectsEqual(_ lhs: Any, _ rhs: Any) -> Bool {
+        if lhs is NSManagedObject || rhs is NSManagedObject {
+            let left = (lhs as? NSManagedObject)?.objectID ?? lhs, right = (rhs as? NSManagedObject)?.objectID ?? rhs
+            guard let leftID = left as? NSManagedObjectID, let rightID = right as? NSManagedObjectID else { return false }
+            return leftID.isEqual(rightID)
+        }
         let leftType = type(of: lhs), rightType = type(of: rhs)
         if leftType is AnyObject.Type && rightType is AnyObject.Type {
             let left = lhs as AnyObject, right = rhs as AnyObject

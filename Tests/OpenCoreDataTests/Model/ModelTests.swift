@@ -123,3 +123,24 @@ struct ModelCopyTests {
         #expect(NSDerivedAttributeDescription().isReadOnly)
     }
 }
+
+@Suite("Layout key lookup")
+struct LayoutLookupTests {
+    @Test("index(forKey:) agrees with the dictionary for short, long, built and non-ASCII keys")
+    func agrees() {
+        let names = ["i0", "title", "a_rather_long_property_name", "café", "x"]
+        let entity = TestModels.entity("E", names.map { TestModels.attribute($0, .stringAttributeType) })
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        model.freeze()
+        let layout = entity.layout
+        for name in names {
+            #expect(layout.index(forKey: name) == layout.indexByName[name])
+            let built = String(name.reversed().reversed())
+            #expect(layout.index(forKey: built) == layout.indexByName[name])
+        }
+        for missing in ["i1", "", "titl", "a_rather_long_property_nam", "cafe", "X"] {
+            #expect(layout.index(forKey: missing) == nil)
+        }
+    }
+}

@@ -148,3 +148,56 @@ struct ManagedKeyPathTests {
         }
     }
 }
+
+/// The object types Xcode's generated code uses where a Swift type doesn't fit.
+final class MXcodeTyped: NSManagedObject {
+    @Managed var count: NSNumber?
+    @Managed var price: NSDecimalNumber?
+    @Managed var payload: NSObject?
+    @Managed var words: [String]?
+}
+
+@Suite("@Managed properties typed as Xcode generates them")
+struct ManagedXcodeTypeTests {
+    static func model() -> NSManagedObjectModel {
+        let entity = NSEntityDescription()
+        entity.name = "Typed"
+        entity.managedObjectClassName = "MXcodeTyped"
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            return attribute
+        }
+        entity.properties = [
+            attribute("count", .integer32AttributeType), attribute("price", .decimalAttributeType),
+            attribute("payload", .transformableAttributeType), attribute("words", .transformableAttributeType),
+        ]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        return model
+    }
+
+    @Test("NSNumber?, NSDecimalNumber?, NSObject? and a custom class read and write")
+    func objectTypedProperties() throws {
+        let context = try TestModels.inMemoryContext(Self.model())
+        try context.performAndWait {
+            let object = MXcodeTyped(context: context)
+            #expect(object.count == nil && object.price == nil && object.payload == nil && object.words == nil)
+            object.count = NSNumber(value: 42)
+            object.price = NSDecimalNumber(string: "9.95")
+            object.payload = NSString(string: "opaque")
+            object.words = ["a", "b"]
+            try context.save()
+            context.reset()
+            let fetched = try #require(try context.fetch(NSFetchRequest<MXcodeTyped>(entityName: "Typed")).first)
+            #expect(fetched.count?.int32Value == 42)
+            #expect(fetched.price == NSDecimalNumber(string: "9.95"))
+            #expect(fetched.payload as? NSString == "opaque")
+            #expect(fetched.words == ["a", "b"])
+            fetched.count = nil
+            fetched.payload = nil
+            #expect(fetched.count == nil && fetched.payload == nil)
+        }
+    }
+}

@@ -120,6 +120,24 @@ struct RelationshipTests {
         }
     }
 
+    @Test("Removing a member and adding it back saves nothing and keeps the saved version", arguments: StoreKind.allCases)
+    func cancelledChangeKeepsVersion(_ store: StoreKind) throws {
+        let context = try store.context(TestModels.todoModel())
+        try context.performAndWait {
+            let todo = insert("TodoEntity", context)
+            let tag = insert("TagEntity", context)
+            todo.mutableSetValue(forKey: "tags").add(tag)
+            try context.save()
+            todo.mutableSetValue(forKey: "tags").remove(tag)
+            todo.mutableSetValue(forKey: "tags").add(tag)
+            try context.save()
+            // Deleting updates the tag (nullify); its version must still match the store's.
+            context.delete(todo)
+            try context.save()
+            #expect(set(tag, "todos").isEmpty)
+        }
+    }
+
     @Test("Objects relate only within one context")
     func crossContextIsRejectedBeforeCorruption() throws {
         // Relating objects of two contexts is a programmer error (Apple raises); here we check

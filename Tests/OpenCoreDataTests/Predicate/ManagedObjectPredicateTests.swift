@@ -37,4 +37,26 @@ struct ManagedObjectPredicateTests {
             #expect(try titles("ANY tags.name ==[c] 'home' AND priority >= %d", 2) == ["Buy Milk"])
         }
     }
+
+    @Test("Managed objects compare by object ID: with their IDs and across contexts, as SQL compares rows")
+    func objectsCompareByID() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        let (todo, id) = try context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            try context.save()
+            return (todo, todo.objectID)
+        }
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        try other.performAndWait {
+            let copy = try other.existingObject(with: id)
+            #expect(NSPredicate(format: "SELF == %@", id).evaluate(with: copy))
+            #expect(NSPredicate(format: "SELF == %@", todo).evaluate(with: copy))
+            #expect(NSPredicate(format: "SELF IN %@", [id]).evaluate(with: copy))
+            #expect(!NSPredicate(format: "SELF != %@", id).evaluate(with: copy))
+            let fresh = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: other)
+            #expect(!NSPredicate(format: "SELF == %@", id).evaluate(with: fresh))
+            #expect(NSPredicate(format: "SELF == %@", fresh.objectID).evaluate(with: fresh))
+        }
+    }
 }

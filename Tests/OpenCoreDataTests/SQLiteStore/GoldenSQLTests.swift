@@ -35,7 +35,7 @@ struct GoldenSQLTests {
                                         sortKeys: [SQLSortKey("title", ascending: true), SQLSortKey("createdAt", ascending: false)],
                                         limit: 10, offset: 5)
         let sql = try objectsSQL(schema, request)
-        #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 ORDER BY t0.ZTITLE ASC, t0.ZCREATEDAT DESC, t0.Z_PK LIMIT ? OFFSET ?")
+        #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 ORDER BY t0.ZTITLE COLLATE OCD_COMPARE ASC, t0.ZCREATEDAT DESC, t0.Z_PK LIMIT ? OFFSET ?")
         #expect(sql.arguments == [10.databaseValue, 5.databaseValue])
     }
 
@@ -47,7 +47,7 @@ struct GoldenSQLTests {
                                         sortKeys: [SQLSortKey("location.placeName", ascending: false),
                                                           SQLSortKey("location.latitude", ascending: true)])
         let sql = try objectsSQL(schema, request)
-        #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 LEFT JOIN ZLOCATIONENTITY t1 ON t1.Z_PK = t0.ZLOCATION ORDER BY t1.ZPLACENAME DESC, t1.ZLATITUDE ASC, t0.Z_PK")
+        #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 LEFT JOIN ZLOCATIONENTITY t1 ON t1.Z_PK = t0.ZLOCATION ORDER BY t1.ZPLACENAME COLLATE OCD_COMPARE DESC, t1.ZLATITUDE ASC, t0.Z_PK")
     }
 
     @Test("Counts, with and without paging; object IDs")
@@ -61,7 +61,7 @@ struct GoldenSQLTests {
         #expect(paged.text == "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM ZTAGENTITY t0 LIMIT ?)")
         #expect(paged.arguments == [3.databaseValue])
         let ids = try builder.selectObjectIDs(SQLiteFetchQuery(entity: entity, sortKeys: [SQLSortKey("title", ascending: true)])).render()
-        #expect(ids.text == "SELECT t0.Z_PK, t0.Z_ENT FROM ZTAGENTITY t0 ORDER BY t0.ZTITLE ASC, t0.Z_PK")
+        #expect(ids.text == "SELECT t0.Z_PK, t0.Z_ENT FROM ZTAGENTITY t0 ORDER BY t0.ZTITLE COLLATE OCD_COMPARE ASC, t0.Z_PK")
     }
 
     @Test("Entities sharing a table: Z_ENT filters with bound entity numbers")
@@ -126,11 +126,12 @@ struct GoldenSQLTests {
         }
     }
 
-    @Test("Sort descriptors lower only when they compare with compare:")
+    @Test("Sort descriptors lower with their selector; comparators and key-less descriptors stay in memory")
     func sortDescriptorLowering() {
         #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: false)) == SQLSortKey("title", ascending: false))
         #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: true, selector: .compare)) == SQLSortKey("title"))
-        #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: true, selector: .caseInsensitiveCompare)) == nil)
+        #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: true, selector: .caseInsensitiveCompare))
+            == SQLSortKey("title", selector: "caseInsensitiveCompare:"))
         #expect(SQLSortKey(NSSortDescriptor(key: "title", ascending: true, comparator: { _, _ in .orderedSame })) == nil)
         #expect(SQLSortKey(NSSortDescriptor(key: nil, ascending: true)) == nil)
     }

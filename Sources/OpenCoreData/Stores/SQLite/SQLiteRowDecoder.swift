@@ -80,7 +80,7 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     package func decodeAll(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, into result: inout [RowSnapshot]) throws {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let handle = statement.sqliteStatement
-        let store = StoreReference(store)
+        let store = store.handle
         while try cursor.next() != nil {
             if let snapshot = decodeCurrentRow(handle, store: store) { result.append(snapshot) }
         }
@@ -88,7 +88,7 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
 
     /// Decodes the row a statement is positioned on.
     @inline(__always)
-    func decodeCurrentRow(_ handle: SQLiteStatement, store: StoreReference) -> RowSnapshot? {
+    func decodeCurrentRow(_ handle: SQLiteStatement, store: StoreHandle) -> RowSnapshot? {
         guard let primaryKey = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 0)) else { return nil }
         let number = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 1)).map(Int.init) ?? -1
         guard let plan = plans[number] else {
@@ -116,9 +116,9 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
                    let typed = schema.entity(number: Int(number)), typed.isKindOf(entity: destination) {
                     target = typed
                 }
-                values.append(.objectID(NSManagedObjectID(entity: target, primaryKey: key, reference: store)))
+                values.append(.objectID(NSManagedObjectID(entity: target, primaryKey: key, handle: store)))
             }
         }
-        return RowSnapshot(objectID: NSManagedObjectID(entity: plan.entity, primaryKey: primaryKey, reference: store), version: version, values: values)
+        return RowSnapshot(objectID: NSManagedObjectID(entity: plan.entity, primaryKey: primaryKey, handle: store), version: version, values: values)
     }
 }

@@ -17,7 +17,7 @@ extension SQLiteStore {
     }
 
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {
-        try fetchSnapshots(try query(request), store: store)
+        try fetchSnapshots(try query(request, store: store), store: store)
     }
 
     /// The rows of a query, decoded straight into snapshots.
@@ -34,7 +34,7 @@ extension SQLiteStore {
     }
 
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
-        let request = try query(request)
+        let request = try query(request, store: store)
         let sql = try translated(request) { try builder.selectObjectIDs(request).render() }
         let fallback = request.entity
         return try read { db in
@@ -42,12 +42,12 @@ extension SQLiteStore {
             try run(db, sql) { statement, arguments in
                 let cursor = try Row.fetchCursor(statement, arguments: arguments)
                 let handle = statement.sqliteStatement
-                let reference = StoreReference(store)
+                let reference = store.handle
                 while try cursor.next() != nil {
                     guard let key = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 0)) else { continue }
                     let number = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 1)).map(Int.init)
                     let entity = number.flatMap(schema.entity(number:)) ?? fallback
-                    ids.append(NSManagedObjectID(entity: entity, primaryKey: key, reference: reference))
+                    ids.append(NSManagedObjectID(entity: entity, primaryKey: key, handle: reference))
                 }
             }
             return ids
@@ -55,7 +55,7 @@ extension SQLiteStore {
     }
 
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int {
-        let request = try query(request)
+        let request = try query(request, store: store)
         let sql = try translated(request) { try builder.count(request) }
         return try read { db in
             var count = 0
@@ -63,6 +63,23 @@ extension SQLiteStore {
                 count = try Int.fetchOne(statement, arguments: arguments) ?? 0
             }
             return count
+        }
+    }
+
+    func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]? {
+        let query: SQLDictionaryQuery
+        do {
+            query = try SQLDictionaryQuery(request, builder: builder, storeIdentifier: store.identifier)
+        } catch {
+            Log.sql.debug("Dictionary results computed in memory: \(error)")
+            return nil
+        }
+        return try read { db in
+            var rows: [NSDictionary] = []
+            try run(db, query.sql) { statement, arguments in
+                rows = try query.rows(statement, arguments: arguments, store: store, schema: schema)
+            }
+            return rows
         }
     }
 
@@ -108,10 +125,10 @@ extension SQLiteStore {
     // MARK: - Helpers
 
     /// The store query of a fetch request.
-    private func query(_ request: StoreFetchRequest) throws -> SQLiteFetchQuery {
+    private func query(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> SQLiteFetchQuery {
         do {
-            return try SQLiteFetchQuery(request)
-        } catch let error as SQLTranslationError {
+            return try SQLiteFetchQuery(request, storeIdentifier: store.identifier)
+        } catch {
             throw CoreDataError.make(NSCoreDataError, "The SQLite store cannot evaluate this request in SQL: \(error.description)")
         }
     }

@@ -54,12 +54,12 @@ extension SQLiteStore {
                 try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(COALESCE(Z_MAX, 0), ?) WHERE Z_ENT = ?",
                                  [entry.key, Int64(schema.entityNumber(of: entry.root))])
             }
-            let reference = StoreReference(store)
+            let reference = store.handle
             for insert in request.inserted where insert.objectID.isTemporaryID {
                 let root = ObjectIdentifier(insert.objectID.entity.rootEntity)
                 let key = nextKey[root]!
                 nextKey[root] = key + 1
-                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, reference: reference)
+                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, handle: reference)
             }
             let map = result.permanentIDs
             func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { id.isTemporaryID ? (map[id] ?? id) : id }

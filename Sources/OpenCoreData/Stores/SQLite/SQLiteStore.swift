@@ -93,7 +93,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     private static func openPool(url: URL, options: SQLiteStoreOptions) throws -> DatabasePool {
         let configuration = options.configuration(label: "OpenCoreData.SQLiteStore")
         do {
-            return try DatabasePool(path: url.path, configuration: configuration)
+            let path = options.opensImmutable ? SQLiteStoreFile.readOnlyPath(for: url) : url.path
+            return try DatabasePool(path: path, configuration: configuration)
         } catch let error as DatabaseError where options.readOnly && error.resultCode.primaryResultCode == .SQLITE_CANTOPEN {
             // A read-only store in a folder we cannot write to (no -shm can be made): read it immutably.
             let immutable = SQLiteStoreFile.readOnlyPath(for: url)
@@ -196,7 +197,15 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             defer { state = nil }
             return state
         }
-        do { try pool?.close() } catch { Log.store.error("Closing the SQLite store \(url.path) failed: \(error)") }
+        do {
+            // Move the WAL into the main file first, so a copy of the .sqlite alone has every row.
+            if let pool, !options.readOnly {
+                try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            }
+            try pool?.close()
+        } catch {
+            Log.store.error("Closing the SQLite store \(url.path) failed: \(error)")
+        }
     }
 
     // MARK: - Metadata

@@ -5,6 +5,12 @@ import GRDB
 /// even though its version hashes differ from the model's. Ignored for writable stores.
 package let OCDReadOnlyIgnoringVersionHashesOption = "OCDReadOnlyIgnoringVersionHashesOption"
 
+/// Option (OpenCoreData only, package API): with `NSReadOnlyPersistentStoreOption`, open a store
+/// that has no `-wal` or `-journal` file as immutable (`file:…?mode=ro&immutable=1`), so SQLite
+/// creates no `-wal`/`-shm` files beside it. For inspection tools reading a file nobody writes
+/// meanwhile (an immutable connection does not see other processes' writes). Ignored for writable stores.
+package let OCDReadOnlyImmutableOption = "OCDReadOnlyImmutableOption"
+
 /// The store options Apple defines that the SQLite store honours.
 package struct SQLiteStoreOptions {
     /// `NSReadOnlyPersistentStoreOption`.
@@ -17,6 +23,9 @@ package struct SQLiteStoreOptions {
     /// store whose hashes differ from the model (inspection tools, and stores whose model
     /// uses features the hash algorithm does not cover yet).
     package var ignoresVersionHashes = false
+    /// `OCDReadOnlyImmutableOption` with `NSReadOnlyPersistentStoreOption`: open the file immutably
+    /// when no `-wal`/`-journal` exists, leaving no companion files behind.
+    package var opensImmutable = false
 
     /// The default busy timeout, in seconds.
     package static let defaultBusyTimeout: TimeInterval = 10
@@ -28,6 +37,7 @@ package struct SQLiteStoreOptions {
         guard let options else { return }
         readOnly = Self.bool(options[NSReadOnlyPersistentStoreOption]) ?? false
         ignoresVersionHashes = readOnly && (Self.bool(options[OCDReadOnlyIgnoringVersionHashesOption]) ?? false)
+        opensImmutable = readOnly && (Self.bool(options[OCDReadOnlyImmutableOption]) ?? false)
         if let timeout = options[NSPersistentStoreTimeoutOption] {
             if let seconds = AttributeConversion.double(timeout), seconds >= 0 { busyTimeout = seconds }
         }
@@ -96,25 +106,18 @@ package struct SQLiteStoreOptions {
     }
 }
 
-/// SQL functions Apple's stores call from their triggers.
+/// SQL functions Apple's stores call from their triggers, and the predicate engine's.
 package enum SQLiteStoreFunctions {
     /// Registers the functions that Apple's derived-attribute triggers call, as no-ops, so
-    /// writes to tables with such triggers succeed (formats.md §3.5).
+    /// writes to tables with such triggers succeed (formats.md §3.5), and the functions and
+    /// collations predicate lowering uses (`SQLiteFunctions`).
     package static func register(in db: Database) {
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
         }
-        db.add(function: matches)
-    }
-
-    /// `OCD_MATCHES(subject, pattern, options)`: `MATCHES` with the in-memory engine's semantics,
-    /// for predicate lowering (options are `NSComparisonPredicate.Options` raw values).
-    private static let matches = DatabaseFunction(matchesFunctionName, argumentCount: 3, pure: true) { arguments in
-        guard case .string(let subject) = arguments[0].storage, case .string(let pattern) = arguments[1].storage else { return nil }
-        let raw = SQLiteValueCoding.integer(arguments[2]) ?? 0
-        return StringMatching.matches(subject, pattern: pattern, options: NSComparisonPredicate.Options(rawValue: UInt(raw))) ? 1 : 0
+        SQLiteFunctions.register(in: db)
     }
 
     /// The SQL name of the `MATCHES` function.
-    package static let matchesFunctionName = "OCD_MATCHES"
+    package static let matchesFunctionName = SQLiteFunctions.Name.matches.rawValue
 }

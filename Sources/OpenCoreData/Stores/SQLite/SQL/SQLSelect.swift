@@ -67,5 +67,21 @@ package struct SQLSelect {
 /// Why a request cannot be translated to SQL; the store then lets the context evaluate it in memory.
 package struct SQLTranslationError: Error, CustomStringConvertible {
     package let description: String
-    package init(_ description: String) { self.description = description }
+    /// The predicate node, key path or sort that could not be lowered, when known.
+    package let node: String?
+
+    package init(_ description: String) {
+        self.description = description
+        self.node = nil
+    }
+
+    private init(node: String, description: String) {
+        self.node = node
+        self.description = description
+    }
+
+    /// A node whose SQL would not give the in-memory result.
+    package static func unsupported(_ node: String, _ reason: String) -> SQLTranslationError {
+        SQLTranslationError(node: node, description: "\(node) is evaluated in memory: \(reason).")
+    }
 }

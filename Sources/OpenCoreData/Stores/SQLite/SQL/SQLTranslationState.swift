@@ -1,89 +1,315 @@
 import Foundation
+import GRDB
 
-/// The state of translating one fetch request to SQL: the key paths resolved so far and the
-/// joins they need.
+/// The state of translating one fetch request to SQL: aliases, the joins key paths need, and
+/// what `SELF` and `$variables` stand for.
 ///
-/// Sort descriptors use it now; the predicate lowering (a visitor over predicate nodes, one
-/// method per node, each taking this state `inout`) will resolve its key paths through it too.
+/// The predicate lowering (`SQLLowerable`, one method per node kind) and the sort lowering pass
+/// it `inout`. A to-one key path is LEFT JOINed once per path; a to-many one becomes a correlated
+/// subquery whose joins live in a nested scope, so they end up inside that subquery's FROM.
 package struct SQLTranslationState {
     package let schema: SQLiteSchema
     /// The fetched entity; its table is aliased `t0`.
     package let entity: NSEntityDescription
-    /// LEFT JOINs to to-one destinations, in the order they were needed.
-    package private(set) var joins: [SQLFragment] = []
-    private var aliasesByPath: [String: (alias: String, entity: NSEntityDescription)] = [:]
+    /// The identifier of the store queried, when known: object IDs of other stores match no row.
+    package let storeIdentifier: String?
+    /// What `SELF` stands for: the fetched row, or the element of the SUBQUERY being lowered.
+    package var evaluatedObject: SQLObjectReference
+    /// SUBQUERY variables in scope.
+    package var variables: [String: SQLOperand] = [:]
+    /// For a `havingPredicate`: the result row's values by key. `SELF` is then that row (a
+    /// dictionary), so a key path's first key names a column and a missing key is nil.
+    package var resultColumns: [String: SQLOperand]?
 
-    package init(schema: SQLiteSchema, entity: NSEntityDescription) {
+    private var scopes: [Scope] = [Scope(id: 0)]
+    private var scopeIDByAlias: [String: Int] = [rootAlias: 0]
+    private var aliasCount = 0
+    private var scopeCount = 0
+
+    /// Joins made while lowering the part of the query a scope covers.
+    private struct Scope {
+        let id: Int
+        var joins: [SQLFragment] = []
+        var aliasesByJoinKey: [String: String] = [:]
+    }
+
+    package init(schema: SQLiteSchema, entity: NSEntityDescription, storeIdentifier: String? = nil) {
         self.schema = schema
         self.entity = entity
+        self.storeIdentifier = storeIdentifier
+        self.evaluatedObject = SQLObjectReference(
+            key: SQLFragment.column("Z_PK", of: Self.rootAlias), entity: entity, alias: Self.rootAlias,
+            joinKey: Self.rootAlias, ownerAlias: Self.rootAlias, isNullable: false)
     }
 
     /// The alias of the fetched entity's table.
     package static let rootAlias = "t0"
 
-    /// The column of an attribute key path such as `title` or `location.placeName`, joining the
-    /// to-one relationships on the way.
-    /// - Throws: `SQLTranslationError` when a component is unknown, to-many, transient or not stored in a column.
-    package mutating func attributeColumn(forKeyPath keyPath: String) throws -> (column: SQLFragment, attribute: NSAttributeDescription) {
-        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !components.isEmpty, !components.contains(where: \.isEmpty) else {
-            throw SQLTranslationError("The key path '\(keyPath)' is empty or malformed.")
+    /// LEFT JOINs of the main query, in the order they were needed.
+    package var joins: [SQLFragment] { scopes[0].joins }
+
+    // MARK: - Aliases and scopes
+
+    /// A new alias, `t1`, `t2`, … (`j…` for join tables), unique in the statement.
+    package mutating func makeAlias(_ prefix: String = "t") -> String {
+        aliasCount += 1
+        return prefix + String(aliasCount)
+    }
+
+    /// Starts a subquery scope: joins from the given aliases go into it.
+    package mutating func pushScope(owning aliases: [String]) {
+        scopeCount += 1
+        scopes.append(Scope(id: scopeCount))
+        for alias in aliases { scopeIDByAlias[alias] = scopeCount }
+    }
+
+    /// Ends the innermost scope and returns its joins, for the subquery's FROM.
+    package mutating func popScope() -> [SQLFragment] {
+        precondition(scopes.count > 1, "popScope without pushScope")
+        return scopes.removeLast().joins
+    }
+
+    /// The alias of an object's row, LEFT JOINing its table (once per path) when needed.
+    package mutating func rowAlias(of object: SQLObjectReference) throws(SQLTranslationError) -> String {
+        if let alias = object.alias { return alias }
+        guard let scopeID = scopeIDByAlias[object.ownerAlias], let index = scopes.firstIndex(where: { $0.id == scopeID }) else {
+            throw .unsupported("key path", "'\(object.joinKey)' is read outside the subquery that defines it")
         }
-        var alias = Self.rootAlias
-        var current = entity
-        var path = ""
-        for (offset, component) in components.enumerated() {
-            guard let property = current.propertiesByName[component], property.isStored else {
-                throw SQLTranslationError("'\(component)' in key path '\(keyPath)' is not a stored property of entity '\(current.name ?? "?")'.")
-            }
-            guard let table = schema.table(for: current), let column = table.valueColumn(for: property) else {
-                throw SQLTranslationError("'\(component)' of entity '\(current.name ?? "?")' has no column.")
-            }
-            if offset == components.count - 1 {
-                guard let attribute = property as? NSAttributeDescription else {
-                    throw SQLTranslationError("The key path '\(keyPath)' ends in a relationship, not an attribute.")
+        if let known = scopes[index].aliasesByJoinKey[object.joinKey] { return known }
+        guard let table = schema.table(for: object.entity) else {
+            throw .unsupported("entity", "'\(object.entity.name ?? "?")' is not in this store")
+        }
+        let alias = makeAlias()
+        scopes[index].joins.append("LEFT JOIN " + SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(alias)
+                                   + " ON " + SQLFragment.column("Z_PK", of: alias) + " = " + object.key)
+        scopes[index].aliasesByJoinKey[object.joinKey] = alias
+        scopeIDByAlias[alias] = scopeID
+        return alias
+    }
+
+    // MARK: - Key paths
+
+    /// Resolves a dotted key path from an operand: attributes become columns, to-one
+    /// relationships foreign keys (joined when read through), to-many relationships collections,
+    /// and `@count`/`@sum`/… aggregate subqueries.
+    /// - Throws: `SQLTranslationError` for what memory evaluates differently or SQL cannot read.
+    package mutating func resolve(_ path: String, from base: SQLOperand) throws(SQLTranslationError) -> SQLOperand {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !components.contains(where: \.isEmpty) else { throw .unsupported("key path", "'\(path)' is malformed") }
+        return try resolve(components[...], from: base, path: path)
+    }
+
+    /// A key path on a dictionary result row (see `resultColumns`).
+    package mutating func resolveResultKey(_ path: String) throws(SQLTranslationError) -> SQLOperand {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard let first = components.first, let column = resultColumns?[first] else { return .constant(nil) }
+        return try resolve(components.dropFirst(), from: column, path: path)
+    }
+
+    private mutating func resolve(_ components: ArraySlice<String>, from base: SQLOperand, path: String) throws(SQLTranslationError) -> SQLOperand {
+        var current = base
+        var index = components.startIndex
+        while index < components.endIndex {
+            let component = components[index]
+            switch current {
+            case .object(let object):
+                if component == "self" || component == "objectID" { break }
+                if component.hasPrefix("@") {
+                    throw .unsupported("key path", "'\(component)' applies to a collection, not to an object, in '\(path)'")
                 }
-                return (SQLFragment.column(column.name, of: alias), attribute)
+                guard let property = object.entity.propertiesByName[component] else {
+                    throw .unsupported("key path", "'\(component)' in '\(path)' is not a property of entity '\(object.entity.name ?? "?")'")
+                }
+                if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+                    let collection = try self.collection(relationship, owner: object)
+                    return try resolve(components[(index + 1)...], in: collection, path: path)
+                }
+                current = try value(of: property, of: object, path: path)
+            case .scalar(let scalar):
+                if scalar.kind == .string && component != "length" {
+                    return .constant(nil)  // a string has no other key in memory
+                }
+                guard component == "length", scalar.kind == .string else {
+                    throw .unsupported("key path", "'\(component)' of a \(scalar.kind) value in '\(path)'")
+                }
+                current = .scalar(SQLScalar(SQLiteFunctions.call(.utf16Length, [scalar.sql]), kind: .number(isInteger: true), isNullable: scalar.isNullable))
+            case .constant(let value):
+                let rest = components[index...].joined(separator: ".")
+                return .constant(KeyValueAccess.value(forKeyPath: rest, of: value))
+            case .collection, .list:
+                throw .unsupported("key path", "'\(path)' reads '\(component)' through a collection")
             }
-            guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
-                  let destination = relationship.destinationEntity, let destinationTable = schema.table(for: destination) else {
-                throw SQLTranslationError("'\(component)' in key path '\(keyPath)' is not a to-one relationship.")
-            }
-            path += (path.isEmpty ? "" : ".") + component
-            if let known = aliasesByPath[path] {
-                alias = known.alias
-            } else {
-                let joined = "t\(aliasesByPath.count + 1)"
-                joins.append("LEFT JOIN " + SQLFragment.identifier(destinationTable.name) + " " + SQLFragment.identifier(joined)
-                             + " ON " + SQLFragment.column("Z_PK", of: joined) + " = " + SQLFragment.column(column.name, of: alias))
-                aliasesByPath[path] = (joined, destination)
-                alias = joined
-            }
-            current = destination
+            index += 1
         }
-        throw SQLTranslationError("The key path '\(keyPath)' could not be resolved.")
+        return current
     }
 
-    /// The ORDER BY term of a sort key.
-    /// - Throws: `SQLTranslationError` when the key path cannot be sorted in SQL with the same
-    ///   result as in memory (binary, transformable, UUID and URI values; custom comparators).
-    package mutating func orderTerm(for sortKey: SQLSortKey) throws -> SQLFragment {
-        let key = sortKey.keyPath
-        let (column, attribute) = try attributeColumn(forKeyPath: key)
-        switch attribute.attributeType {
-        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
-             .doubleAttributeType, .floatAttributeType, .decimalAttributeType, .stringAttributeType, .dateAttributeType:
-            break
+    /// The value of an attribute or to-one relationship of an object.
+    private mutating func value(of property: NSPropertyDescription, of object: SQLObjectReference, path: String) throws(SQLTranslationError) -> SQLOperand {
+        guard property.isStored, !property.isTransient else {
+            throw .unsupported("key path", "'\(property.name)' in '\(path)' is transient; only memory has its value")
+        }
+        let alias = try rowAlias(of: object)
+        guard let table = schema.table(for: object.entity), let column = table.valueColumn(for: property) else {
+            throw .unsupported("key path", "'\(property.name)' of entity '\(object.entity.name ?? "?")' has no column")
+        }
+        let sql = SQLFragment.column(column.name, of: alias)
+        if let attribute = property as? NSAttributeDescription {
+            guard let kind = SQLValueKind(attributeType: attribute.attributeType) else {
+                throw .unsupported("key path", "'\(property.name)' is a \(attribute.attributeType.xmlName) attribute; memory compares its decoded value")
+            }
+            if attribute.attributeType == .floatAttributeType {
+                // Memory reads a float attribute as a Float, whatever double the column holds.
+                return .scalar(SQLScalar(SQLiteFunctions.call(.float, [sql]), kind: kind, attribute: attribute))
+            }
+            return .scalar(SQLScalar(sql, kind: kind, attribute: attribute))
+        }
+        guard let relationship = property as? NSRelationshipDescription, let destination = relationship.destinationEntity else {
+            throw .unsupported("key path", "'\(property.name)' in '\(path)' is neither an attribute nor a relationship")
+        }
+        return .object(SQLObjectReference(key: sql, entity: destination, alias: nil, joinKey: alias + "." + property.name,
+                                          ownerAlias: alias, isNullable: true))
+    }
+
+    // MARK: - Collections
+
+    /// The rows of a to-many relationship of an object, as a correlated subquery.
+    package mutating func collection(_ relationship: NSRelationshipDescription, owner: SQLObjectReference) throws(SQLTranslationError) -> SQLCollection {
+        guard !relationship.isTransient, let destination = relationship.destinationEntity,
+              let table = schema.table(for: destination) else {
+            throw .unsupported("key path", "the to-many relationship '\(relationship.name)' has no table in this store")
+        }
+        let alias = makeAlias()
+        let row = SQLObjectReference(key: SQLFragment.column("Z_PK", of: alias), entity: destination, alias: alias,
+                                     joinKey: alias, ownerAlias: alias, isNullable: false)
+        var from = SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(alias)
+        var conditions: [SQLFragment] = []
+        var order: [SQLFragment]?
+        if let join = schema.joinTable(for: relationship) {
+            let access = join.access(for: relationship)
+            let joinAlias = makeAlias("j")
+            from = SQLFragment.identifier(join.name) + " " + SQLFragment.identifier(joinAlias) + " JOIN " + from
+                + " ON " + SQLFragment.column("Z_PK", of: alias) + " = " + SQLFragment.column(access.otherColumn, of: joinAlias)
+            conditions.append(SQLFragment.column(access.selfColumn, of: joinAlias) + " = " + owner.key)
+            if relationship.isOrdered, let column = access.orderColumn {
+                order = [SQLFragment.column(column, of: joinAlias)]
+            }
+        } else if let inverse = relationship.inverseRelationship, !inverse.isToMany, let fk = table.valueColumn(for: inverse) {
+            conditions.append(SQLFragment.column(fk.name, of: alias) + " = " + owner.key)
+            if relationship.isOrdered, let position = table.orderColumnByProperty[ObjectIdentifier(inverse)] {
+                order = [SQLFragment.column(table.columns[position].name, of: alias), SQLFragment.column("Z_PK", of: alias)]
+            }
+        } else {
+            throw .unsupported("key path", "the to-many relationship '\(relationship.name)' is stored neither in a foreign key nor in a join table")
+        }
+        if schema.needsEntityFilter(destination, includingSubentities: true) {
+            let numbers = schema.entityNumbers(of: destination, includingSubentities: true).map { Int64($0).databaseValue }
+            conditions.append(SQLFragment.column("Z_ENT", of: alias)
+                              + (numbers.count == 1 ? " = " + .parameter(numbers[0]) : " IN " + .parameterList(numbers)))
+        }
+        if relationship.isOrdered && order == nil {
+            throw .unsupported("key path", "the ordered relationship '\(relationship.name)' has no order column")
+        }
+        return SQLCollection(from: from, conditions: conditions, row: row, element: .rows,
+                             nullableOwnerKey: owner.isNullable ? owner.key : nil, order: order,
+                             isArray: relationship.isOrdered, ownerAlias: owner.alias ?? owner.ownerAlias)
+    }
+
+    /// A key path applied to a collection (such as `SUBQUERY(…).@count`).
+    package mutating func resolve(_ path: String, in collection: SQLCollection) throws(SQLTranslationError) -> SQLOperand {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !components.contains(where: \.isEmpty) else { throw .unsupported("key path", "'\(path)' is malformed") }
+        return try resolve(components[...], in: collection, path: path)
+    }
+
+    /// The rest of a key path after a to-many relationship: a collection operator, or a value
+    /// read from each element (through to-one relationships only: two to-many steps make a set
+    /// of sets in memory, which no comparison matches).
+    private mutating func resolve(_ rest: ArraySlice<String>, in collection: SQLCollection, path: String) throws(SQLTranslationError) -> SQLOperand {
+        guard let first = rest.first else { return .collection(collection) }
+        if first.hasPrefix("@") {
+            return try applyOperator(first, rest: rest.dropFirst(), to: collection, path: path)
+        }
+        if let operatorIndex = rest.firstIndex(where: { $0.hasPrefix("@") }) {
+            throw .unsupported("key path", "'\(rest[operatorIndex])' after a value path in '\(path)' works on distinct values in memory")
+        }
+        guard case .rows = collection.element else {
+            throw .unsupported("key path", "'\(path)' reads a key of values, not of objects")
+        }
+        var result = collection
+        let element = try elementValue(rest, of: collection, path: path)
+        result.from = element.from
+        switch element.value {
+        case .scalar(let scalar): result.element = .value(scalar, dropsNil: !collection.isArray)
+        case .object(let object): result.element = .value(object.scalar, dropsNil: !collection.isArray)
+        default: throw .unsupported("key path", "'\(path)' crosses two to-many relationships (a set of sets in memory)")
+        }
+        return .collection(result)
+    }
+
+    /// Reads a key path from each element of a collection inside the collection's own scope.
+    private mutating func elementValue(_ rest: ArraySlice<String>, of collection: SQLCollection, path: String) throws(SQLTranslationError) -> (value: SQLOperand, from: SQLFragment) {
+        pushScope(owning: [collection.row.ownerAlias])
+        let value: SQLOperand
+        do {
+            value = try resolve(rest, from: .object(collection.row), path: path)
+        } catch {
+            _ = popScope()
+            throw error
+        }
+        let joins = popScope()
+        var from = collection.from
+        for join in joins { from.append(" " + join) }
+        return (value, from)
+    }
+
+    /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x`, `@distinctUnionOfObjects.x`, `@unionOfObjects.x`.
+    private mutating func applyOperator(_ name: String, rest: ArraySlice<String>, to collection: SQLCollection, path: String) throws(SQLTranslationError) -> SQLOperand {
+        guard case .rows = collection.element else {
+            throw .unsupported("key path", "'\(name)' over values works on distinct values in memory ('\(path)')")
+        }
+        if name == "@count" && rest.isEmpty {
+            return .scalar(aggregate(SQLFragment("COUNT(*)"), over: collection, kind: .number(isInteger: true), nullable: false))
+        }
+        guard !rest.isEmpty else { throw .unsupported("key path", "'\(name)' needs a key path after it in '\(path)'") }
+        let element = try elementValue(rest, of: collection, path: path)
+        var source = collection
+        source.from = element.from
+        guard let scalar = element.value.scalar, !(element.value.isObject) else {
+            throw .unsupported("key path", "'\(name)' in '\(path)' applies to objects or collections, not values")
+        }
+        source.element = .value(scalar, dropsNil: true)
+        switch name {
+        case "@count":
+            return .scalar(aggregate("COUNT(" + scalar.sql + ")", over: source, kind: .number(isInteger: true), nullable: false))
+        case "@sum", "@avg":
+            guard case .number = scalar.kind else {
+                throw .unsupported("key path", "'\(name)' over the \(scalar.kind) values of '\(path)'")
+            }
+            return .scalar(name == "@sum"
+                ? aggregate("TOTAL(" + scalar.sql + ")", over: source, kind: .number(isInteger: false), nullable: false)
+                : aggregate("AVG(" + scalar.sql + ")", over: source, kind: .number(isInteger: false), nullable: true))
+        case "@min", "@max":
+            let function = name == "@min" ? "MIN(" : "MAX("
+            return .scalar(aggregate(function + SQLiteFunctions.collated(scalar) + ")", over: source, kind: scalar.kind, nullable: true))
+        case "@distinctUnionOfObjects", "@unionOfObjects":
+            return .collection(source)
         default:
-            throw SQLTranslationError("Sorting on '\(key)' (\(attribute.attributeType.xmlName)) is evaluated in memory.")
+            throw .unsupported("key path", "the collection operator '\(name)' in '\(path)'")
         }
-        return column + (sortKey.ascending ? " ASC" : " DESC")
     }
 
-    /// The WHERE condition of a predicate.
-    /// - Throws: `SQLTranslationError` until the predicate engine lands; the context then
-    ///   evaluates predicates in memory.
-    package mutating func condition(for predicate: NSPredicate) throws -> SQLFragment {
-        throw SQLTranslationError("Predicate '\(predicate)' is evaluated in memory (no SQL lowering yet).")
+    /// `(SELECT <function> FROM …)`, NULL when the collection's owner is missing (as in memory).
+    package func aggregate(_ function: SQLFragment, over collection: SQLCollection, kind: SQLValueKind, nullable: Bool) -> SQLScalar {
+        let subquery = "(" + collection.select(function) + ")"
+        guard let owner = collection.nullableOwnerKey else { return SQLScalar(subquery, kind: kind, isNullable: nullable) }
+        return SQLScalar("CASE WHEN " + owner + " IS NULL THEN NULL ELSE " + subquery + " END", kind: kind, isNullable: true)
+    }
+}
+
+extension SQLOperand {
+    fileprivate var isObject: Bool {
+        if case .object = self { return true }
+        return false
     }
 }

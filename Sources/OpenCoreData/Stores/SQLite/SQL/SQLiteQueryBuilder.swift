@@ -17,17 +17,24 @@ package struct SQLiteQueryBuilder {
     /// The SELECT of a fetch request, with the filter, sort and paging it asks for.
     /// - Throws: `SQLTranslationError` when part of the request cannot be lowered to SQL.
     package func select(_ request: SQLiteFetchQuery, columns: [SQLFragment]) throws -> SQLSelect {
+        try select(request) { _ throws(SQLTranslationError) in columns }
+    }
+
+    /// The SELECT of a fetch request whose columns are key paths resolved with the request's
+    /// translation state, so they share its joins.
+    package func select(_ request: SQLiteFetchQuery,
+                        columns: (inout SQLTranslationState) throws(SQLTranslationError) -> [SQLFragment]) throws(SQLTranslationError) -> SQLSelect {
         guard let table = schema.table(for: request.entity) else {
             throw SQLTranslationError("Entity '\(request.entity.name ?? "?")' is not in this store.")
         }
-        var state = SQLTranslationState(schema: schema, entity: request.entity)
+        var state = SQLTranslationState(schema: schema, entity: request.entity, storeIdentifier: request.storeIdentifier)
         var select = SQLSelect(from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(Self.alias))
-        select.columns = columns
+        select.columns = try columns(&state)
         if let filter = entityFilter(request.entity, includesSubentities: request.includesSubentities, alias: Self.alias) {
             select.conditions.append(filter)
         }
-        if let predicate = request.predicate {
-            select.conditions.append(try state.condition(for: predicate))
+        if let predicate = request.predicate, let condition = try state.condition(for: predicate) {
+            select.conditions.append(condition)
         }
         if !request.sortKeys.isEmpty {
             for key in request.sortKeys {

@@ -44,7 +44,8 @@ package enum SQLiteMetadata {
 
     /// Decodes `Z_PLIST`; throws when it is not a dictionary plist.
     package static func decode(_ data: Data) throws -> [String: Any] {
-        let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        // Read with the bounds-checked reader: Foundation's parser can trap on a damaged binary plist.
+        let object = try PropertyListReader.propertyList(from: data)
         guard let dictionary = object as? [String: Any] else {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The store's Z_METADATA.Z_PLIST is not a dictionary property list.")
         }

@@ -1,0 +1,3 @@
+import TodoApp
+
+await TodoCommand.runFromCommandLine()

@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+import OpenCoreData
+
+/// Read-only access to a store file for what Core Data's API does not show: the model cache,
+/// `Z_PRIMARYKEY`, the SQL schema, row counts and primary keys in order.
+///
+/// Opened like the library opens read-only stores (`immutable=1` when there is no `-wal` or
+/// `-journal` file), so the file and its companions are never written.
+final class StoreFile {
+    /// One row of `Z_PRIMARYKEY`.
+    struct EntityRow: Sendable {
+        var number: Int
+        var name: String
+        var superNumber: Int
+        var maxKey: Int64
+    }
+
+    /// One row of `sqlite_master`.
+    struct SchemaObject: Sendable {
+        var type: String
+        var name: String
+        var tableName: String
+        var sql: String?
+    }
+
+    let url: URL
+    /// The metadata, `NSStoreUUID` and `NSStoreType` merged in (as `metadataForPersistentStore` returns them).
+    let metadata: [String: Any]
+    private let queue: DatabaseQueue
+
+    /// Opens the store at `path` read-only.
+    /// - Throws: `ToolError` for a missing path, a directory, a file that is not SQLite or not a Core Data store.
+    init(path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        self.url = url
+        let inspection: SQLiteStoreInspection?
+        do {
+            inspection = try SQLiteStoreFile.inspect(url)
+        } catch {
+            throw ToolError.wrapping(error)
+        }
+        guard let inspection else { throw ToolError("no store file at \(path)") }
+        if inspection.isEmpty { throw ToolError("\(path) is an empty database, not a Core Data store") }
+        metadata = inspection.metadata
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "coredata.inspect"
+        do {
+            queue = try DatabaseQueue(path: SQLiteStoreFile.readOnlyPath(for: url), configuration: configuration)
+        } catch {
+            throw ToolError("cannot open \(path) read-only: \(ToolError.describe(error))")
+        }
+    }
+
+    /// Closes the connection.
+    func close() {
+        try? queue.close()
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try queue.read(body)
+        } catch {
+            throw ToolError("cannot read \(url.path): \(ToolError.describe(error))")
+        }
+    }
+
+    // MARK: - Contents
+
+    /// `Z_MODELCACHE.Z_CONTENT`, or nil when the store has none (stores before framework 1xxx, ours).
+    func modelCache() throws -> Data? {
+        try read { db in
+            guard try db.tableExists("Z_MODELCACHE") else { return nil }
+            return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+        }
+    }
+
+    /// The rows of `Z_PRIMARYKEY`, by `Z_ENT`.
+    func entityRows() throws -> [EntityRow] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").compactMap { row in
+                guard let number: Int = row[0], let name: String = row[1] else { return nil }
+                return EntityRow(number: number, name: name, superNumber: row[2] ?? 0, maxKey: row[3] ?? 0)
+            }
+        }
+    }
+
+    /// The rows of `sqlite_master`, in file order.
+    func schemaObjects() throws -> [SchemaObject] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid").map { row in
+                SchemaObject(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3])
+            }
+        }
+    }
+
+    /// The names of the file's tables.
+    func tableNames() throws -> Set<String> {
+        try read { db in Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")) }
+    }
+
+    /// The table an entity's rows live in: `Z` + its root entity's name upper-cased (formats.md §3),
+    /// or `A` + the name for Core Data's persistent-history entities (`ATRANSACTION`, `ACHANGE`).
+    static func tableName(forEntityNumber number: Int, in rows: [EntityRow], tables: Set<String>) -> String? {
+        let byNumber = Dictionary(rows.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
+        guard var current = byNumber[number] else { return nil }
+        var seen: Set<Int> = [current.number]
+        while current.superNumber != 0, let parent = byNumber[current.superNumber], seen.insert(parent.number).inserted {
+            current = parent
+        }
+        let name = "Z" + current.name.uppercased()
+        if !tables.contains(name), tables.contains("A" + current.name.uppercased()) { return "A" + current.name.uppercased() }
+        return name
+    }
+
+    /// The library's mapping of a model onto this file: entity numbers by `Z_PRIMARYKEY` name, tables.
+    static func schema(for model: NSManagedObjectModel, rows: [EntityRow]) -> SQLiteSchema {
+        SQLiteSchema(model: model, storedNumbers: Dictionary(rows.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// The number of rows of one entity (not its subentities) in a table.
+    func rowCount(table: String, entityNumber: Int) throws -> Int {
+        try read { db in
+            let quoted = Self.quote(table)
+            let columns = try db.columns(in: table).map { $0.name.uppercased() }
+            if columns.contains("Z_ENT") {
+                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted) WHERE Z_ENT = ?", arguments: [entityNumber]) ?? 0
+            }
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted)") ?? 0
+        }
+    }
+
+    /// Up to `limit` primary keys of one entity's rows after `key`, ascending: keyset paging,
+    /// so walking a table of any size costs one indexed query per page.
+    func primaryKeys(table: String, entityNumber: Int, after key: Int64, limit: Int) throws -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(db, sql: "SELECT Z_PK FROM \(Self.quote(table)) WHERE Z_ENT = ? AND Z_PK > ? ORDER BY Z_PK LIMIT ?",
+                               arguments: [entityNumber, key, limit])
+        }
+    }
+
+    /// An SQL identifier in double quotes.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    // MARK: - Files
+
+    /// The sizes of the database and its `-wal` and `-shm` companions (nil when absent).
+    static func fileSizes(of url: URL) -> [(name: String, size: Int64?)] {
+        ["", "-wal", "-shm"].map { suffix in
+            let path = url.path + suffix
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
+            return (url.lastPathComponent + suffix, size?.int64Value)
+        }
+    }
+
+    /// Whether a file starts with SQLite's header (to tell a store from a model file).
+    static func looksLikeSQLite(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        return header == Data("SQLite format 3\0".utf8)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+// MARK: - SQLCondition
+
+/// A lowered predicate, kept as a small tree so `NOT` can be pushed down to the leaves.
+///
+/// In memory a predicate is true or false; in SQL a comparison with NULL is NULL, and `NOT NULL`
+/// is NULL again, so `NOT (x == 1)` would drop the rows where `x` is NULL that memory keeps.
+/// A leaf that may be NULL is therefore negated as `(leaf) IS NOT 1` unless it knows an exact
+/// negated form (`x IS NOT ?` for `x = ?`); AND and OR are negated with De Morgan's laws, which
+/// hold because every negated leaf is true or false. Positive NULLs are harmless: WHERE, CASE
+/// WHEN, AND and OR all treat NULL like false there.
+package indirect enum SQLCondition {
+    case constant(Bool)
+    case atom(Atom)
+    case and([SQLCondition])
+    case or([SQLCondition])
+
+    /// One SQL boolean expression.
+    package struct Atom {
+        package var sql: SQLFragment
+        /// Whether it can evaluate to NULL.
+        package var isNullable: Bool
+        /// An exact negation, when one reads better than the generic form.
+        package var negated: SQLFragment?
+        package var negatedIsNullable: Bool
+    }
+
+    /// A leaf condition.
+    package static func sql(_ sql: SQLFragment, nullable: Bool, negated: SQLFragment? = nil, negatedNullable: Bool = false) -> SQLCondition {
+        .atom(Atom(sql: sql, isNullable: nullable, negated: negated, negatedIsNullable: negatedNullable))
+    }
+
+    /// `AND` of the conditions, with constants folded.
+    package static func all(_ conditions: [SQLCondition]) -> SQLCondition {
+        var kept: [SQLCondition] = []
+        for condition in conditions {
+            switch condition {
+            case .constant(true): continue
+            case .constant(false): return .constant(false)
+            case .and(let inner): kept += inner
+            default: kept.append(condition)
+            }
+        }
+        if kept.isEmpty { return .constant(true) }
+        return kept.count == 1 ? kept[0] : .and(kept)
+    }
+
+    /// `OR` of the conditions, with constants folded.
+    package static func any(_ conditions: [SQLCondition]) -> SQLCondition {
+        var kept: [SQLCondition] = []
+        for condition in conditions {
+            switch condition {
+            case .constant(false): continue
+            case .constant(true): return .constant(true)
+            case .or(let inner): kept += inner
+            default: kept.append(condition)
+            }
+        }
+        if kept.isEmpty { return .constant(false) }
+        return kept.count == 1 ? kept[0] : .or(kept)
+    }
+
+    /// The two-valued negation.
+    package var negated: SQLCondition {
+        switch self {
+        case .constant(let value):
+            return .constant(!value)
+        case .and(let children):
+            return .any(children.map(\.negated))
+        case .or(let children):
+            return .all(children.map(\.negated))
+        case .atom(let atom):
+            if let negated = atom.negated {
+                return .sql(negated, nullable: atom.negatedIsNullable, negated: atom.sql, negatedNullable: atom.isNullable)
+            }
+            if atom.isNullable {
+                return .sql("(" + atom.sql + ") IS NOT 1", nullable: false, negated: atom.sql, negatedNullable: true)
+            }
+            return .sql("NOT (" + atom.sql + ")", nullable: false, negated: atom.sql, negatedNullable: false)
+        }
+    }
+
+    /// Whether the condition can evaluate to NULL.
+    package var isNullable: Bool {
+        switch self {
+        case .constant: false
+        case .atom(let atom): atom.isNullable
+        case .and(let children), .or(let children): children.contains(where: \.isNullable)
+        }
+    }
+
+    /// The SQL text.
+    package var fragment: SQLFragment {
+        switch self {
+        case .constant(let value):
+            return SQLFragment(value ? "TRUE" : "FALSE")
+        case .atom(let atom):
+            return atom.sql
+        case .and(let children):
+            return children.map(\.parenthesized).joined(separator: " AND ")
+        case .or(let children):
+            return children.map(\.parenthesized).joined(separator: " OR ")
+        }
+    }
+
+    /// The SQL text, in parentheses when it is a compound.
+    private var parenthesized: SQLFragment {
+        switch self {
+        case .and, .or: "(" + fragment + ")"
+        case .constant, .atom: fragment
+        }
+    }
+}

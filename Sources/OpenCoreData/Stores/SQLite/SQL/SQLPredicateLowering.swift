@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+
+// MARK: - SQLLowerable
+
+/// A predicate-tree node that translates itself to SQL, node by node, with the translation
+/// state passed `inout` (DESIGN.md, Style 4).
+///
+/// `PredicateNode` lowers to an `SQLCondition`, `ExpressionNode` to an `SQLOperand`, and
+/// `ComparisonNode` to an `SQLCondition`. A node whose SQL would not give exactly the in-memory
+/// result throws `SQLTranslationError.unsupported`, naming it; the store then reports the
+/// request as not evaluated natively and the context evaluates it in memory.
+package protocol SQLLowerable {
+    associatedtype Lowered
+    func lower(_ state: inout SQLTranslationState) throws(SQLTranslationError) -> Lowered
+}
+
+// MARK: - Predicates
+
+extension PredicateNode: SQLLowerable {
+    package func lower(_ state: inout SQLTranslationState) throws(SQLTranslationError) -> SQLCondition {
+        switch self {
+        case .constant(let value):
+            return .constant(value)
+        case .block:
+            throw .unsupported("BLOCKPREDICATE", "a Swift closure runs only in memory")
+        case .compound(.and, let children):
+            var lowered: [SQLCondition] = []
+            for child in children { lowered.append(try child.lower(&state)) }
+            return .all(lowered)
+        case .compound(.or, let children):
+            var lowered: [SQLCondition] = []
+            for child in children { lowered.append(try child.lower(&state)) }
+            return .any(lowered)
+        case .compound(.not, let children):
+            // Memory negates the first operand only (and an empty NOT is false).
+            guard let child = children.first else { return .constant(false) }
+            return try child.lower(&state).negated
+        case .comparison(let comparison):
+            return try comparison.lower(&state)
+        }
+    }
+
+    /// Whether the predicate reads nothing from the row (so it can be evaluated once, in memory).
+    package func isConstant(bound variables: Set<String>) -> Bool {
+        switch self {
+        case .constant: true
+        case .block: false
+        case .compound(_, let children): children.allSatisfy { $0.isConstant(bound: variables) }
+        case .comparison(let comparison):
+            comparison.left.isConstant(bound: variables) && comparison.right.isConstant(bound: variables)
+        }
+    }
+}
+
+// MARK: - Expressions
+
+extension ExpressionNode: SQLLowerable {
+    package func lower(_ state: inout SQLTranslationState) throws(SQLTranslationError) -> SQLOperand {
+        if isConstant(bound: Set(state.variables.keys)) {
+            var context = EvaluationContext()
+            return .constant(ExpressionEvaluator.value(of: self, object: nil, context: &context))
+        }
+        switch self {
+        case .constant(let value):
+            return .constant(value)
+        case .evaluatedObject:
+            if state.resultColumns != nil { throw .unsupported("SELF", "it stands for a whole result row") }
+            return .object(state.evaluatedObject)
+        case .keyPath(.evaluatedObject, let path) where state.resultColumns != nil:
+            return try state.resolveResultKey(path)
+        case .variable(let name):
+            return state.variables[name] ?? .constant(nil)
+        case .keyPath(let operand, let path):
+            let base = try operand.lower(&state)
+            if case .collection(let collection) = base {
+                return try state.resolve(path, in: collection)
+            }
+            return try state.resolve(path, from: base)
+        case .function(let name, let arguments):
+            return try SQLFunctionLowering.lower(name, arguments, &state)
+        case .customFunction, .anyKey:
+            return .constant(nil)
+        case .aggregate(let elements):
+            var lowered: [SQLOperand] = []
+            for element in elements { lowered.append(try element.lower(&state)) }
+            return .list(lowered)
+        case .set(let operation, _, _):
+            throw .unsupported(operation.keyword, "set expressions over stored values")
+        case .subquery(let collection, let variable, let predicate):
+            return try SQLFunctionLowering.subquery(collection, variable, predicate, &state)
+        case .block:
+            throw .unsupported("BLOCK expression", "a Swift closure runs only in memory")
+        case .conditional(let predicate, let whenTrue, let whenFalse):
+            return try SQLFunctionLowering.ternary(predicate, whenTrue, whenFalse, &state)
+        }
+    }
+
+    /// Whether the expression reads nothing from the row: constants, functions of constants
+    /// (`now()` included, `random()` not), unbound variables (nil in memory), `ANYKEY`, `FUNCTION`.
+    package func isConstant(bound variables: Set<String>) -> Bool {
+        switch self {
+        case .constant, .customFunction, .anyKey:
+            return true
+        case .evaluatedObject, .block:
+            return false
+        case .variable(let name):
+            return !variables.contains(name)
+        case .keyPath(let operand, _):
+            return operand.isConstant(bound: variables)
+        case .function(let name, let arguments):
+            return name != "random" && name != "random:" && arguments.allSatisfy { $0.isConstant(bound: variables) }
+        case .aggregate(let elements):
+            return elements.allSatisfy { $0.isConstant(bound: variables) }
+        case .set(_, let lhs, let rhs):
+            return lhs.isConstant(bound: variables) && rhs.isConstant(bound: variables)
+        case .subquery(let collection, let variable, let predicate):
+            // Inside, SELF and the variable are the (constant) elements.
+            return collection.isConstant(bound: variables) && predicate.isConstantInSubquery(bound: variables.subtracting([variable]))
+        case .conditional(let predicate, let whenTrue, let whenFalse):
+            return predicate.isConstant(bound: variables) && whenTrue.isConstant(bound: variables)
+                && whenFalse.isConstant(bound: variables)
+        }
+    }
+
+    /// `isConstant` where `SELF` stands for a constant element.
+    fileprivate func isConstantInSubquery(bound variables: Set<String>) -> Bool {
+        if case .evaluatedObject = self { return true }
+        if case .keyPath(let operand, _) = self { return operand.isConstantInSubquery(bound: variables) }
+        return isConstant(bound: variables)
+    }
+}
+
+extension PredicateNode {
+    fileprivate func isConstantInSubquery(bound variables: Set<String>) -> Bool {
+        switch self {
+        case .constant: true
+        case .block: false
+        case .compound(_, let children): children.allSatisfy { $0.isConstantInSubquery(bound: variables) }
+        case .comparison(let comparison):
+            comparison.left.isConstantInSubquery(bound: variables) && comparison.right.isConstantInSubquery(bound: variables)
+        }
+    }
+}
+
+// MARK: - Entry point
+
+extension SQLTranslationState {
+    /// The WHERE condition of a predicate, or nil when it holds for every row.
+    /// - Throws: `SQLTranslationError` naming the first node that cannot be lowered exactly.
+    package mutating func condition(for predicate: NSPredicate) throws(SQLTranslationError) -> SQLFragment? {
+        let condition = try predicate.node.lower(&self)
+        if case .constant(true) = condition { return nil }
+        return condition.fragment
+    }
+}

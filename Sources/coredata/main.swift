@@ -1,0 +1,3 @@
+import CoreDataTool
+
+CoreDataCommand.main()
