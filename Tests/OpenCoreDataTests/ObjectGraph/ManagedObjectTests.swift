@@ -29,57 +29,6 @@ struct ManagedObjectTests {
         }
     }
 
-    @Test("Values of every attribute type round-trip through value(forKey:)")
-    func attributeTypes() throws {
-        let entity = TestModels.entity("All", [
-            TestModels.attribute("i16", .integer16AttributeType), TestModels.attribute("i32", .integer32AttributeType),
-            TestModels.attribute("i64", .integer64AttributeType), TestModels.attribute("dec", .decimalAttributeType),
-            TestModels.attribute("dbl", .doubleAttributeType), TestModels.attribute("flt", .floatAttributeType),
-            TestModels.attribute("str", .stringAttributeType), TestModels.attribute("bool", .booleanAttributeType),
-            TestModels.attribute("date", .dateAttributeType), TestModels.attribute("data", .binaryDataAttributeType),
-            TestModels.attribute("uuid", .UUIDAttributeType), TestModels.attribute("uri", .URIAttributeType),
-            TestModels.attribute("trans", .transformableAttributeType),
-        ])
-        let model = NSManagedObjectModel()
-        model.entities = [entity]
-        let context = try TestModels.inMemoryContext(model)
-        let uuid = UUID()
-        let date = Date(timeIntervalSinceReferenceDate: 737_057_646.84)
-        try context.performAndWait {
-            let object = NSEntityDescription.insertNewObject(forEntityName: "All", into: context)
-            object.setValue(Int16(-7), forKey: "i16")
-            object.setValue(70_000, forKey: "i32")
-            object.setValue(Int64.max, forKey: "i64")
-            object.setValue(Decimal(string: "10.25"), forKey: "dec")
-            object.setValue(2.5, forKey: "dbl")
-            object.setValue(Float(1.5), forKey: "flt")
-            object.setValue("héllo", forKey: "str")
-            object.setValue(true, forKey: "bool")
-            object.setValue(date, forKey: "date")
-            object.setValue(Data([1, 2, 3]), forKey: "data")
-            object.setValue(uuid, forKey: "uuid")
-            object.setValue(URL(string: "https://example.com/a?b=c")!, forKey: "uri")
-            object.setValue(["a", "b"] as NSArray, forKey: "trans")
-            try context.save()
-            context.reset()
-            let fetched = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "All")).first)
-            #expect(fetched !== object)
-            #expect(fetched.value(forKey: "i16") as? Int == -7)
-            #expect(fetched.value(forKey: "i32") as? Int32 == 70_000)
-            #expect(fetched.value(forKey: "i64") as? Int64 == Int64.max)
-            #expect(fetched.value(forKey: "dec") as? Decimal == Decimal(string: "10.25"))
-            #expect(fetched.value(forKey: "dbl") as? Double == 2.5)
-            #expect(fetched.value(forKey: "flt") as? Float == 1.5)
-            #expect(fetched.value(forKey: "str") as? String == "héllo")
-            #expect(fetched.value(forKey: "bool") as? Bool == true)
-            #expect(fetched.value(forKey: "date") as? Date == date)
-            #expect(fetched.value(forKey: "data") as? Data == Data([1, 2, 3]))
-            #expect(fetched.value(forKey: "uuid") as? UUID == uuid)
-            #expect(fetched.value(forKey: "uri") as? URL == URL(string: "https://example.com/a?b=c"))
-            #expect((fetched.value(forKey: "trans") as? NSArray)?.count == 2)
-        }
-    }
-
     @Test("Uniquing: one object per ID per context")
     func uniquing() throws {
         let context = try TestModels.inMemoryContext(TestModels.todoModel())
