@@ -28,9 +28,7 @@ package final class ClassRegistry: Sendable {
     package func register(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
         state.withLock { state in
             state.byEntity[ObjectIdentifier(entity)] = EntityEntry(entity: entity, type: type)
-            Self.noteModule(of: type, in: &state)
-            state.byClassName[NSManagedObject.bareClassName(of: type)] = type
-            state.byClassName[String(reflecting: type)] = type
+            Self.noteNames(of: type, in: &state)
         }
     }
 
@@ -48,11 +46,14 @@ package final class ClassRegistry: Sendable {
     }
 
     package func register(_ type: NSManagedObject.Type) {
-        state.withLock { state in
-            Self.noteModule(of: type, in: &state)
-            state.byClassName[NSManagedObject.bareClassName(of: type)] = type
-            state.byClassName[String(reflecting: type)] = type
-        }
+        state.withLock { state in Self.noteNames(of: type, in: &state) }
+    }
+
+    /// Records a class under its bare and module-qualified names, and its module.
+    private static func noteNames(of type: NSManagedObject.Type, in state: inout State) {
+        noteModule(of: type, in: &state)
+        state.byClassName[NSManagedObject.bareClassName(of: type)] = type
+        state.byClassName[String(reflecting: type)] = type
     }
 
     package func register(model: NSManagedObjectModel) {

@@ -132,7 +132,7 @@ enum DictionaryResults {
             switch function {
             case "count:": return NSNumber(value: values.count)
             case "sum:":
-                if values.allSatisfy({ AttributeConversion.integer($0) != nil && !($0 is Double) && (($0 as? NSNumber).map { CFNumberIsFloat($0) } ?? false) == false }) {
+                if values.allSatisfy(isIntegral) {
                     return NSNumber(value: values.compactMap(AttributeConversion.integer).reduce(0, +))
                 }
                 return NSNumber(value: values.compactMap(AttributeConversion.double).reduce(0, +))
@@ -147,9 +147,14 @@ enum DictionaryResults {
     }
 }
 
-private func CFNumberIsFloat(_ number: NSNumber) -> Bool {
-    let type = String(cString: number.objCType)
-    return type == "d" || type == "f"
+/// Whether a value is an integer: a Swift integer, or an `NSNumber` not holding a float or double.
+/// (`NSNumber` bridges to `Double` on Linux whatever it holds, so `is Double` cannot tell.)
+private func isIntegral(_ value: Any) -> Bool {
+    if let number = value as? NSNumber, type(of: value as AnyObject) is NSNumber.Type {
+        let kind = String(cString: number.objCType)
+        return kind != "d" && kind != "f"
+    }
+    return value is any BinaryInteger
 }
 
 /// Orders values of the same kind: numbers, strings, dates.

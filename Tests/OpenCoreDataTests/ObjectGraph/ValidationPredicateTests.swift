@@ -213,3 +213,26 @@ struct AppleSnippetTests {
         // --- End. ---
     }
 }
+
+extension PredicateFetchTests {
+    @Test("sum: of an integer attribute is an integer, as in SQL")
+    func integerSum() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        try context.performAndWait {
+            for priority in [1, 2, 4] {
+                NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context).setValue(priority, forKey: "priority")
+            }
+            try context.save()
+            let total = NSExpressionDescription()
+            total.name = "total"
+            total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "priority")])
+            total.expressionResultType = .integer64AttributeType
+            let request = NSFetchRequest<NSDictionary>(entityName: "TodoEntity")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = [total]
+            let sum = try #require(try context.fetch(request).first?["total"] as? NSNumber)
+            #expect(String(cString: sum.objCType) != "d")
+            #expect(sum.intValue == 7)
+        }
+    }
+}
