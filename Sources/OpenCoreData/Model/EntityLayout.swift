@@ -29,6 +29,10 @@ package final class EntityLayout: @unchecked Sendable {
     package let isRelationship: [Bool]
     /// Whether any attribute is derived (computed on save).
     package let hasDerivedAttributes: Bool
+    /// Whether an unchanged object can read its values from its committed snapshot as they are:
+    /// every property is an attribute kept in store form (no relationships, transformables or
+    /// fetched properties, which need objects built from the snapshot).
+    package let readsCommittedValues: Bool
     /// Indices of the properties validation has to look at: mandatory ones, relationships with
     /// count limits, 16- and 32-bit integers (range checks) and those with validation predicates.
     /// The others accept any value, so saving skips them without reading their values.
@@ -71,6 +75,10 @@ package final class EntityLayout: @unchecked Sendable {
         self.attributeTypes = types
         self.isRelationship = isRelationship
         self.hasDerivedAttributes = properties.contains { $0 is NSDerivedAttributeDescription }
+        self.readsCommittedValues = properties.allSatisfy { property in
+            guard let attribute = property as? NSAttributeDescription else { return false }
+            return !AttributeConversion.isCustom(attribute.attributeType)
+        }
         self.inlineNames = properties.map { InlineName($0.name) }
         self.validatedIndices = properties.indices.filter { Self.needsValidation(properties[$0]) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An entity: a kind of object in the model, with its properties and its place in the inheritance tree.
 ///
@@ -64,6 +65,22 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// Set once the owning model is frozen; from then on `layout` is cached.
     package private(set) var isFrozen = false
     private var frozenLayout: EntityLayout?
+
+    /// The Swift class ClassRegistry learned for the entity, as a metatype's bit pattern (0: none).
+    private let registeredClassBits = Atomic<UInt>(0)
+
+    /// The Swift class ClassRegistry learned for the entity; read on every object's init, hence lock-free.
+    package var registeredClass: NSManagedObject.Type? {
+        get {
+            let bits = registeredClassBits.load(ordering: .acquiring)
+            guard bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+            return unsafeBitCast(pointer, to: NSManagedObject.Type.self)
+        }
+        set {
+            let bits = newValue.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
+            registeredClassBits.store(bits, ordering: .releasing)
+        }
+    }
 
     /// The entity's position in its model, following Apple's `Z_ENT` order (1-based); 0 until frozen.
     package internal(set) var entityNumber: Int = 0

@@ -10,26 +10,18 @@ package final class ClassRegistry: Sendable {
     package static let shared = ClassRegistry()
 
     private struct State: @unchecked Sendable {
-        // @unchecked: metatypes and frozen entities, only touched under the lock.
-        /// Entries keep the entity weakly: an identifier can be reused once an entity is freed.
-        var byEntity: [ObjectIdentifier: EntityEntry] = [:]
+        // @unchecked: metatypes, only touched under the lock.
         var byClassName: [String: NSManagedObject.Type] = [:]
         var models: [WeakModel] = []
         /// Modules that registered classes came from, tried for bare class names.
         var modules: [String] = []
     }
     private struct WeakModel { weak var model: NSManagedObjectModel? }
-    private struct EntityEntry {
-        weak var entity: NSEntityDescription?
-        let type: NSManagedObject.Type
-    }
     private let state = Mutex(State())
 
     package func register(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
-        state.withLock { state in
-            state.byEntity[ObjectIdentifier(entity)] = EntityEntry(entity: entity, type: type)
-            Self.noteNames(of: type, in: &state)
-        }
+        entity.registeredClass = type
+        state.withLock { state in Self.noteNames(of: type, in: &state) }
     }
 
     private static func noteModule(of type: NSManagedObject.Type, in state: inout State) {
@@ -67,19 +59,13 @@ package final class ClassRegistry: Sendable {
     package func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
         if let type = registeredType(for: entity) { return type }
         let type = lookUp(className: entity.managedObjectClassName)
-        if type != NSManagedObject.self { state.withLock { $0.byEntity[ObjectIdentifier(entity)] = EntityEntry(entity: entity, type: type) } }
+        if type != NSManagedObject.self { entity.registeredClass = type }
         return type
     }
 
+    /// Kept on the entity itself: every object's init asks, so the answer costs one atomic load.
     private func registeredType(for entity: NSEntityDescription) -> NSManagedObject.Type? {
-        state.withLock { state in
-            guard let entry = state.byEntity[ObjectIdentifier(entity)] else { return nil }
-            guard entry.entity === entity else {
-                state.byEntity[ObjectIdentifier(entity)] = nil
-                return nil
-            }
-            return entry.type
-        }
+        entity.registeredClass
     }
 
     private func lookUp(className: String?) -> NSManagedObject.Type {

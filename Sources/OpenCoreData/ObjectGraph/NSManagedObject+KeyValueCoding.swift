@@ -73,7 +73,10 @@ extension NSManagedObject {
 
     package func publicValue(at index: Int) -> Any? {
         fireFaultIfNeeded()
-        switch slots[index] {
+        if readsCommitted {
+            return AttributeConversion.publicValue(committedStoreValue(at: index), type: layout.attributeTypes[index])
+        }
+        switch storedSlots[index] {
         case .value(let value):
             if layout.isRelationship[index] {
                 return resolveToOne(at: index)
@@ -129,7 +132,8 @@ extension NSManagedObject {
     @inline(__always)
     package func storeValue(at index: Int) -> StoreValue {
         if faulted { fireFaultIfNeeded() }
-        if case .value(let value) = slots[index] { return value }
+        if readsCommitted { return committedStoreValue(at: index) }
+        if case .value(let value) = storedSlots[index] { return value }
         return .null
     }
 

@@ -302,7 +302,8 @@ extension NSManagedObject {
 
     func slotIfLoaded(_ index: Int) -> ObjectSlot? {
         if faulted { fireFaultIfNeeded() }
-        return index < slots.count ? slots[index] : nil
+        if readsCommitted { return .value(committedStoreValue(at: index)) }
+        return index < storedSlots.count ? storedSlots[index] : nil
     }
 
     /// Converts a typed value to the attribute's own store form (an Int written to a Double attribute, …).

@@ -55,25 +55,49 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
         set { objectIDStorage = newValue }
     }
-    private final var objectIDStorage: NSManagedObjectID?
-    package final weak var _context: NSManagedObjectContext?
+    // Hot fields are exempt from dynamic exclusivity checks: an object is confined to its
+    // context's queue, and the checks (a thread-local lookup per access) dominated fetches.
+    @exclusivity(unchecked) private final var objectIDStorage: NSManagedObjectID?
+    /// The context; not retained and not weak (a weak reference costs a side-table operation per
+    /// object). The context clears it when it unregisters the object or is freed, so it is never dangling.
+    @exclusivity(unchecked) package final unowned(unsafe) var _context: NSManagedObjectContext?
 
-    /// Current values; empty while the object is a fault.
-    package final var slots: ContiguousArray<ObjectSlot> = []
+    /// Current values; empty while the object is a fault or reads its committed values.
+    @exclusivity(unchecked) package final var storedSlots: ContiguousArray<ObjectSlot> = []
+    /// Set while a fired, unchanged object of a plain entity (attributes only, no transformables)
+    /// reads its values straight from `committed`: firing a fault then copies nothing, and the
+    /// slots are built only when something needs them (a write, a relationship, validation…).
+    @exclusivity(unchecked) package final var readsCommitted = false
+
+    /// Current values, built from `committed` first if the object was reading those.
+    package final var slots: ContiguousArray<ObjectSlot> {
+        @inline(__always) get {
+            if readsCommitted { materializeSlots() }
+            return storedSlots
+        }
+        @inline(__always) set {
+            readsCommitted = false
+            storedSlots = newValue
+        }
+        @inline(__always) _modify {
+            if readsCommitted { materializeSlots() }
+            yield &storedSlots
+        }
+    }
     /// The values last read from or saved to the store; nil for a new object or an unfired fault.
-    package final var committed: RowSnapshot?
+    @exclusivity(unchecked) package final var committed: RowSnapshot?
     /// Whether the object's values have not been loaded.
-    package final var faulted = false
-    package final var insertedFlag = false
-    package final var deletedFlag = false
+    @exclusivity(unchecked) package final var faulted = false
+    @exclusivity(unchecked) package final var insertedFlag = false
+    @exclusivity(unchecked) package final var deletedFlag = false
     /// Set while the slots of an object created outside a context still need their default values.
-    package final var needsDefaults = false
+    @exclusivity(unchecked) package final var needsDefaults = false
     /// Set when the object's row could not be found while firing a fault.
-    package final var inaccessible = false
+    @exclusivity(unchecked) package final var inaccessible = false
     /// The batch this fault was fetched in; firing it loads the whole batch.
-    package final var faultBatch: FaultBatch?
+    @exclusivity(unchecked) package final var faultBatch: FaultBatch?
     /// Set while `NSManagedObject.keyName(for:)` probes a key path.
-    package final var keyRecorder: KeyRecorder?
+    @exclusivity(unchecked) package final var keyRecorder: KeyRecorder?
 
     // MARK: - Initializers
 

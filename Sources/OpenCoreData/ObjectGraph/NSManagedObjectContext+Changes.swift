@@ -265,7 +265,7 @@ extension NSManagedObject {
             Log.objectGraph.warning("CoreData could not fulfill a fault for \(objectID.uriRepresentation().absoluteString); its values read as nil.")
             return
         }
-        loadSlots()
+        realizeFromCommitted()
         awakeFromFetch()
     }
 
@@ -273,9 +273,40 @@ extension NSManagedObject {
     package func fulfill(with snapshot: RowSnapshot) {
         committed = snapshot
         if faulted {
-            loadSlots()
+            realizeFromCommitted()
             awakeFromFetch()
         }
+    }
+
+    /// Clears the fault from the committed snapshot: plain entities keep reading the snapshot,
+    /// the others get their slots built.
+    private func realizeFromCommitted() {
+        if layout.readsCommittedValues {
+            storedSlots = []
+            readsCommitted = true
+            faulted = false
+            inaccessible = false
+        } else {
+            loadSlots()
+        }
+    }
+
+    /// Builds the slots of an object that was reading its committed values.
+    package func materializeSlots() {
+        readsCommitted = false
+        if committed == nil {
+            // The row went away (a conflict found it deleted): the values read as defaults.
+            storedSlots = Self.initialSlots(layout: layout)
+        } else {
+            loadSlots()
+        }
+    }
+
+    /// The committed value of slot `index` of an object in the `readsCommitted` state.
+    @inline(__always)
+    package func committedStoreValue(at index: Int) -> StoreValue {
+        guard let values = committed?.values, index < values.count else { return .null }
+        return values[index]
     }
 
     /// Builds the slots from the committed snapshot.
