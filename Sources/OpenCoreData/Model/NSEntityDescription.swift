@@ -48,7 +48,8 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     package private(set) var ownProperties: [NSPropertyDescription] = []
 
     /// The parent entity, or nil for a root entity.
-    open private(set) weak var superentity: NSEntityDescription?
+    // unowned, not weak: see NSPropertyDescription.entity.
+    open private(set) unowned var superentity: NSEntityDescription?
 
     /// The direct subentities.
     open var subentities: [NSEntityDescription] = [] {

@@ -13,7 +13,8 @@ open class NSFetchIndexDescription: NSObject, NSCopying, @unchecked Sendable {
     /// A predicate that makes this a partial index, or nil.
     open var partialIndexPredicate: NSPredicate?
     /// The entity that owns the index.
-    open internal(set) weak var entity: NSEntityDescription?
+    // unowned, not weak: see NSPropertyDescription.entity.
+    open internal(set) unowned var entity: NSEntityDescription?
 
     /// Creates an index with a name and elements.
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {

@@ -35,7 +35,10 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     open private(set) var validationWarnings: [Any] = []
 
     /// The entity the property belongs to.
-    open internal(set) weak var entity: NSEntityDescription!
+    // unowned, not weak: a weak reference gives the entity a side table, which makes every
+    // retain and release of it (each object and object ID holds one) take the slow path.
+    // Apple declares it `assign`; the model keeps its entities alive.
+    open internal(set) unowned var entity: NSEntityDescription!
 
     /// Set once the owning model is frozen.
     package var isFrozen = false

@@ -6,7 +6,8 @@ import Foundation
 /// A relationship is to-one exactly when `maxCount` is 1; 0 means unbounded.
 open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
     /// The entity at the other end.
-    open weak var destinationEntity: NSEntityDescription? { willSet { checkMutable("destinationEntity") } }
+    // unowned, not weak: see NSPropertyDescription.entity.
+    open unowned var destinationEntity: NSEntityDescription? { willSet { checkMutable("destinationEntity") } }
     /// The relationship that points back, or nil for a relationship without an inverse.
     open weak var inverseRelationship: NSRelationshipDescription? { willSet { checkMutable("inverseRelationship") } }
     /// The fewest destination objects allowed on save (to-many).

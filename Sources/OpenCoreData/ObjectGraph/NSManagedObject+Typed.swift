@@ -18,6 +18,17 @@ public struct StoreValueRepresentation {
     package init(_ value: StoreValue) { self.value = value }
 }
 
+/// What a typed accessor reads; see `NSManagedObject._managedRead(forKey:)`.
+@usableFromInline
+package enum ManagedRead {
+    /// A key path is being probed: the key was recorded, there is no value.
+    case recorded
+    /// A transformable (or undefined-type) attribute's object.
+    case custom(Any?)
+    /// An attribute value in store form.
+    case store(StoreValueRepresentation)
+}
+
 extension Int64: ManagedAttributeValue {
     @inlinable public static func fromManagedStore(_ value: StoreValueRepresentation) -> Int64? { value.int }
     public var managedStoreValue: StoreValueRepresentation { StoreValueRepresentation(.int(self)) }
@@ -152,43 +163,73 @@ extension StoreValueRepresentation {
 // MARK: - The accessors `@Managed` expands to
 
 extension NSManagedObject {
+    // The attribute accessors are @inlinable so that each property's getter and setter is
+    // specialized for its type in the client module: an unspecialized generic call (witness
+    // tables, values passed indirectly) cost more than the read itself. The type-independent
+    // work lives in the non-generic `_managedRead` / `_setManagedStoreValue`.
+
     /// Reads a non-optional attribute (`@Managed var done: Bool`); nil in the store reads as the type's zero.
+    @inlinable
     public func managedValue<Value: ManagedAttributeValue>(forKey key: String) -> Value {
-        if let recorder = keyRecorder { recorder.record(key); return Value.managedPlaceholder }
-        let index = slotIndex(forKey: key)
-        return Value.fromManagedStore(StoreValueRepresentation(storeValue(at: index))) ?? Value.managedPlaceholder
+        switch _managedRead(forKey: key) {
+        case .recorded, .custom: return Value.managedPlaceholder
+        case .store(let value): return Value.fromManagedStore(value) ?? Value.managedPlaceholder
+        }
     }
 
     /// Reads an optional attribute (`@Managed var title: String?`).
+    @inlinable
     public func managedValue<Value: ManagedAttributeValue>(forKey key: String) -> Value? {
-        if let recorder = keyRecorder { recorder.record(key); return nil }
-        let index = slotIndex(forKey: key)
-        if case .custom(let value) = slotIfLoaded(index) { return value as? Value }
-        return Value.fromManagedStore(StoreValueRepresentation(storeValue(at: index)))
+        switch _managedRead(forKey: key) {
+        case .recorded: return nil
+        case .custom(let value): return value as? Value
+        case .store(let value): return Value.fromManagedStore(value)
+        }
     }
 
     /// Writes a non-optional attribute.
+    @inlinable
     public func setManagedValue<Value: ManagedAttributeValue>(_ value: Value, forKey key: String) {
-        let index = slotIndex(forKey: key)
-        guard !layout.isRelationship[index], !AttributeConversion.isCustom(layout.attributeTypes[index]) else {
-            return setValue(value, forKey: key)
-        }
-        willChangeValue(forKey: key)
-        setStoreValue(normalized(value.managedStoreValue.value, at: index), at: index)
-        didChangeValue(forKey: key)
+        if !_setManagedStoreValue(value.managedStoreValue, forKey: key) { setValue(value, forKey: key) }
     }
 
     /// Writes an optional attribute.
+    @inlinable
     public func setManagedValue<Value: ManagedAttributeValue>(_ value: Value?, forKey key: String) {
         guard let value else {
-            let index = slotIndex(forKey: key)
-            if AttributeConversion.isCustom(layout.attributeTypes[index]) { return setValue(nil, forKey: key) }
-            willChangeValue(forKey: key)
-            setStoreValue(.null, at: index)
-            didChangeValue(forKey: key)
+            if !_setManagedStoreValue(nil, forKey: key) { setValue(nil, forKey: key) }
             return
         }
         setManagedValue(value, forKey: key)
+    }
+
+    /// The value behind a typed attribute accessor: nothing while a key path is being probed, the
+    /// object of a transformable, or a value in store form. Fires the fault.
+    @usableFromInline
+    package final func _managedRead(forKey key: String) -> ManagedRead {
+        if let recorder = keyRecorder { recorder.record(key); return .recorded }
+        let index = slotIndex(forKey: key)
+        if faulted { fireFaultIfNeeded() }
+        if readsCommitted { return .store(StoreValueRepresentation(committedStoreValue(at: index))) }
+        guard index < storedSlots.count else { return .store(StoreValueRepresentation(.null)) }
+        switch storedSlots[index] {
+        case .value(let value): return .store(StoreValueRepresentation(value))
+        case .custom(let value): return .custom(value)
+        default: return .store(StoreValueRepresentation(.null))
+        }
+    }
+
+    /// Writes a typed attribute value in store form (nil: no value), with change tracking.
+    /// Returns false, writing nothing, when the key is a relationship or a transformable: the
+    /// caller then goes through `setValue(_:forKey:)`.
+    @usableFromInline
+    package final func _setManagedStoreValue(_ value: StoreValueRepresentation?, forKey key: String) -> Bool {
+        let index = slotIndex(forKey: key)
+        guard !layout.isRelationship[index], !AttributeConversion.isCustom(layout.attributeTypes[index]) else { return false }
+        willChangeValue(forKey: key)
+        setStoreValue(value.map { normalized($0.value, at: index) } ?? .null, at: index)
+        didChangeValue(forKey: key)
+        return true
     }
 
     /// Reads a to-one relationship (`@Managed var location: Location?`).
