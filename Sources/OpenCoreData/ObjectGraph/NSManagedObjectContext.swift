@@ -64,7 +64,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Graph state (queue-confined)
 
     /// Registered objects by ID. Not retained: an object removes itself when it is deallocated.
-    package var registry = IdentityMap()
+    @exclusivity(unchecked) package var registry = IdentityMap()
     package var retained: [NSManagedObjectID: NSManagedObject] = [:]
     package var inserted: [ObjectIdentifier: NSManagedObject] = [:]
     package var insertionOrder: [NSManagedObject] = []

@@ -99,6 +99,15 @@ package struct ObjectKey: Hashable, Sendable {
         self.store = handle.map(ObjectIdentifier.init)
     }
 
+    private init(primaryKey: Int64, root: ObjectIdentifier, store: ObjectIdentifier?) {
+        self.primaryKey = primaryKey
+        self.root = root
+        self.store = store
+    }
+
+    /// A placeholder for empty slots of `IdentityMap`.
+    static let empty = ObjectKey(primaryKey: 0, root: ObjectIdentifier(NSManagedObject.self), store: nil)
+
     package func hash(into hasher: inout Hasher) {
         hasher.combine(primaryKey)
         hasher.combine(root)

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// The context's identity map is a hand-written hash table; it must behave as a dictionary.
+@Suite("Identity map")
+struct IdentityMapTests {
+    @Test("Random inserts, replacements and removals match a Dictionary")
+    func matchesDictionary() {
+        let model = TestModels.personModel()
+        let entities = model.entities
+        let handles = [StoreHandle(identifier: "A"), StoreHandle(identifier: "B")]
+        let objects = (0..<8).map { _ in NSManagedObject(entity: entities[0], insertInto: nil) }
+        var map = IdentityMap()
+        var expected: [ObjectKey: Int] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for step in 0..<60_000 {
+            // Few distinct keys, so removals and replacements hit present keys and runs collide.
+            let key = NSManagedObjectID(entity: entities.randomElement(using: &generator)!,
+                                        primaryKey: Int64.random(in: 1...700, using: &generator),
+                                        handle: handles.randomElement(using: &generator)!).key
+            if Int.random(in: 0..<3, using: &generator) == 0 {
+                map[key] = nil
+                expected[key] = nil
+            } else {
+                let index = Int.random(in: 0..<objects.count, using: &generator)
+                map[key] = Unmanaged.passUnretained(objects[index])
+                expected[key] = index
+            }
+            if step % 997 == 0 {
+                #expect(map.count == expected.count)
+                for (key, index) in expected {
+                    #expect(map[key]?.toOpaque() == Unmanaged.passUnretained(objects[index]).toOpaque())
+                }
+                #expect(map.values.count == expected.count)
+            }
+        }
+        for key in Array(expected.keys) {
+            map[key] = nil
+        }
+        #expect(map.isEmpty)
+    }
+}
