@@ -3,10 +3,13 @@ import Foundation
 /// A context's registered objects by ID, not retained: an object removes itself when freed.
 ///
 /// Every fetched object is inserted here and removed again when it is freed, so this is an
-/// open-addressing table (linear probing, backward-shift deletion) with a multiplicative hash
-/// of the key's three words, rather than a `Dictionary`, whose SipHash cost more than the rest
-/// of a lookup. The seed is random per table, so keys a store file chooses cannot be lined up
-/// to collide.
+/// open-addressing table (linear probing, backward-shift deletion) rather than a `Dictionary`,
+/// whose SipHash and scattered slots cost more than the rest of a lookup.
+///
+/// Primary keys are mostly consecutive, so a key's home slot is its primary key plus an offset
+/// per entity hierarchy and store: objects fetched together sit together in memory. Keys that
+/// pile up (a store file may choose any keys) make a long probe; the table then switches for
+/// good to a multiplicative hash with a per-table random seed.
 package struct IdentityMap {
     private struct Entry {
         var key: ObjectKey
@@ -56,66 +59,99 @@ package struct IdentityMap {
 
     // MARK: - The table
 
+    /// Set once a probe ran long: home slots then come from a seeded multiplicative hash.
+    private var scrambled = false
+    /// The longest probe an insert accepts before the table switches to `scrambled`.
+    private static let longProbe = 48
+
     @inline(__always)
     private func home(_ key: ObjectKey) -> Int {
-        var bits = UInt64(bitPattern: key.primaryKey) ^ seed
-        bits ^= UInt64(UInt(bitPattern: key.root)) &>> 4
-        if let store = key.store { bits ^= UInt64(UInt(bitPattern: store)) &<< 7 }
-        bits &*= 0x9E37_79B9_7F4A_7C15
+        var offset = UInt64(UInt(bitPattern: key.root)) &>> 4
+        if let store = key.store { offset ^= UInt64(UInt(bitPattern: store)) &<< 7 }
+        offset &*= 0x9E37_79B9_7F4A_7C15
+        let primaryKey = UInt64(bitPattern: key.primaryKey)
+        if !scrambled {
+            return Int(truncatingIfNeeded: primaryKey &+ (offset &>> 32)) & (entries.count - 1)
+        }
+        let bits = (primaryKey ^ seed ^ offset) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: bits &>> UInt64(shift))
     }
+
+    /// How far an entry sits from its home slot.
+    @inline(__always)
+    private func distance(_ index: Int) -> Int {
+        (index - home(entries[index].key)) & (entries.count - 1)
+    }
+
+    // Robin Hood order: along a probe sequence, entries never sit closer to their home than the
+    // entries before them. A lookup stops at the first entry closer to home than the probe, and
+    // a removal stops shifting at an entry that is home already — with consecutive keys almost
+    // every entry is at home, so neither ever walks a whole run.
 
     @inline(__always)
     private func find(_ key: ObjectKey) -> Int? {
         guard count > 0 else { return nil }
         let mask = entries.count - 1
         var index = home(key)
+        var probe = 0
         while true {
-            let entry = entries[index]
-            guard entry.object != nil else { return nil }
-            if entry.key == key { return index }
+            guard entries[index].object != nil else { return nil }
+            if entries[index].key == key { return index }
+            if distance(index) < probe { return nil }
             index = (index + 1) & mask
+            probe += 1
         }
     }
 
     private mutating func insert(_ key: ObjectKey, _ object: Unmanaged<NSManagedObject>) {
+        if let index = find(key) {
+            entries[index].object = object
+            return
+        }
         if (count + 1) * 4 > entries.count * 3 { grow() }
         let mask = entries.count - 1
+        var carried = Entry(key: key, object: object)
         var index = home(key)
+        var probe = 0
         while entries[index].object != nil {
-            if entries[index].key == key {
-                entries[index].object = object
-                return
+            let resident = distance(index)
+            if resident < probe {
+                swap(&carried, &entries[index])
+                probe = resident
             }
             index = (index + 1) & mask
+            probe += 1
+            if probe > Self.longProbe && !scrambled {
+                // Keys pile up: place the carried entry, then rebuild with the seeded hash.
+                scrambled = true
+                rehash(capacity: entries.count)
+                return insert(carried.key, carried.object!)
+            }
         }
-        entries[index] = Entry(key: key, object: object)
+        entries[index] = carried
         count += 1
     }
 
-    /// Empties slot `index`, moving later entries of the same run back so every probe sequence
-    /// stays unbroken (no tombstones).
+    /// Empties slot `index`, shifting the entries after it back by one until one is at home, so
+    /// probe sequences stay unbroken (no tombstones).
     private mutating func remove(at index: Int) {
         let mask = entries.count - 1
         var hole = index
-        var next = index
         while true {
-            next = (next + 1) & mask
-            guard entries[next].object != nil else { break }
-            let wanted = home(entries[next].key)
-            // The entry may move into the hole unless its home lies cyclically in (hole, next].
-            let homeAfterHole = hole <= next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next)
-            if !homeAfterHole {
-                entries[hole] = entries[next]
-                hole = next
-            }
+            let next = (hole + 1) & mask
+            guard entries[next].object != nil, distance(next) > 0 else { break }
+            entries[hole] = entries[next]
+            hole = next
         }
         entries[hole].object = nil
         count -= 1
     }
 
     private mutating func grow() {
-        let capacity = max(16, entries.count * 2)
+        rehash(capacity: max(16, entries.count * 2))
+    }
+
+    private mutating func rehash(capacity: Int) {
         let old = entries
         entries = ContiguousArray(repeating: Entry(key: ObjectKey.empty, object: nil), count: capacity)
         shift = 64 - capacity.trailingZeroBitCount

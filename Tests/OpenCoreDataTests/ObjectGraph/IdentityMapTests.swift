@@ -40,4 +40,17 @@ struct IdentityMapTests {
         }
         #expect(map.isEmpty)
     }
+
+    @Test("Keys that pile up on one slot (as a crafted store could choose) still work")
+    func pathologicalKeys() {
+        let entity = TestModels.personModel().entities[0]
+        let handle = StoreHandle(identifier: "A")
+        let object = NSManagedObject(entity: entity, insertInto: nil)
+        var map = IdentityMap()
+        let keys = (1...5_000).map { NSManagedObjectID(entity: entity, primaryKey: Int64($0) << 20, handle: handle).key }
+        for key in keys { map[key] = Unmanaged.passUnretained(object) }
+        #expect(map.count == keys.count)
+        for key in keys.shuffled() where key.primaryKey % 3 == 0 { map[key] = nil }
+        for key in keys { #expect((map[key] != nil) == (key.primaryKey % 3 != 0)) }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Reads the rows of one entity (and optionally its subentities) straight into snapshots.
 ///
@@ -24,7 +25,8 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     package let table: SQLiteTable
     /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.<columns>…`
     package let selection: [SQLFragment]
-    private let plans: [Int: EntityPlan]
+    /// The plan of each entity this decoder reads, indexed by entity number (`Z_ENT`).
+    private let plans: [EntityPlan?]
     private let schema: SQLiteSchema
 
     /// - Parameters:
@@ -73,7 +75,9 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
             }
             plans[schema.entityNumber(of: readEntity)] = EntityPlan(entity: readEntity, slots: slots)
         }
-        self.plans = plans
+        var byNumber = [EntityPlan?](repeating: nil, count: (plans.keys.max() ?? -1) + 1)
+        for (number, plan) in plans where number >= 0 { byNumber[number] = plan }
+        self.plans = byNumber
     }
 
     /// Decodes every row a statement returns; rows of unknown `Z_ENT` are skipped with a log line.
@@ -89,13 +93,13 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     /// Decodes the row a statement is positioned on.
     @inline(__always)
     func decodeCurrentRow(_ handle: SQLiteStatement, store: StoreHandle) -> RowSnapshot? {
-        guard let primaryKey = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 0)) else { return nil }
-        let number = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 1)).map(Int.init) ?? -1
-        guard let plan = plans[number] else {
+        guard let primaryKey = Self.integer(handle, 0) else { return nil }
+        let number = Self.integer(handle, 1).map(Int.init) ?? -1
+        guard let plan = number >= 0 && number < plans.count ? plans[number] : nil else {
             Log.store.warning("Skipping row \(primaryKey) of \(table.name): Z_ENT \(number) is not an entity this request reads.")
             return nil
         }
-        let version = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: 2)) ?? 0
+        let version = Self.integer(handle, 2) ?? 0
         var values = ContiguousArray<StoreValue>()
         values.reserveCapacity(plan.slots.count)
         for source in plan.slots {
@@ -105,7 +109,7 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
             case .unloaded:
                 values.append(.unloaded)
             case .attribute(let column, let type):
-                values.append(SQLiteValueCoding.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type))
+                values.append(Self.storeValue(handle, column, type))
             case .toOne(let column, let typeColumn, let destination):
                 guard let key = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: column)) else {
                     values.append(.null)
@@ -120,5 +124,39 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
             }
         }
         return RowSnapshot(objectID: NSManagedObjectID(entity: plan.entity, primaryKey: primaryKey, handle: store), version: version, values: values)
+    }
+    // MARK: - Columns
+
+    // The common column types are read with the C API directly; GRDB's DatabaseValue (an enum
+    // built per column, then converted) is the general path for everything else.
+
+    /// An integer column (`Z_PK`, `Z_ENT`, `Z_OPT`, a foreign key); nil when NULL.
+    @inline(__always)
+    static func integer(_ handle: SQLiteStatement, _ column: Int32) -> Int64? {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return sqlite3_column_int64(handle, column)
+        case SQLITE_NULL: return nil
+        default: return SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: column))
+        }
+    }
+
+    /// An attribute column in store form.
+    @inline(__always)
+    static func storeValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType) -> StoreValue {
+        let columnType = sqlite3_column_type(handle, column)
+        if columnType == SQLITE_NULL { return .null }
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            if columnType == SQLITE_INTEGER { return .int(sqlite3_column_int64(handle, column)) }
+        case .doubleAttributeType, .floatAttributeType:
+            if columnType == SQLITE_FLOAT { return .double(sqlite3_column_double(handle, column)) }
+        case .booleanAttributeType:
+            if columnType == SQLITE_INTEGER { return .int(sqlite3_column_int64(handle, column) != 0 ? 1 : 0) }
+        case .dateAttributeType:
+            if columnType == SQLITE_FLOAT { return .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, column))) }
+        default:
+            break
+        }
+        return SQLiteValueCoding.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type)
     }
 }
