@@ -110,8 +110,9 @@ package struct StoreDelete {
 
 /// The outcome of a store save.
 package struct StoreSaveResult {
-    /// The permanent ID of each inserted object that had a temporary one.
-    package var permanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// The permanent ID of each inserted object that had a temporary one, by the temporary ID's
+    /// key (hashing a key needs no dynamic dispatch, unlike `NSManagedObjectID`'s `hash`/`isEqual`).
+    package var permanentIDs: [ObjectKey: NSManagedObjectID] = [:]
     package init() {}
 }
 

@@ -33,6 +33,10 @@ package final class EntityLayout: @unchecked Sendable {
     /// every property is an attribute kept in store form (no relationships, transformables or
     /// fetched properties, which need objects built from the snapshot).
     package let readsCommittedValues: Bool
+    /// The slots of a new object (default values; to-many slots are placeholders that
+    /// `NSManagedObject.initialSlots` replaces with fresh storage). Copying it is cheaper than
+    /// building the slots property by property for every insert.
+    package let initialSlotTemplate: ContiguousArray<ObjectSlot>
     /// Indices of the properties validation has to look at: mandatory ones, relationships with
     /// count limits, 16- and 32-bit integers (range checks) and those with validation predicates.
     /// The others accept any value, so saving skips them without reading their values.
@@ -75,6 +79,17 @@ package final class EntityLayout: @unchecked Sendable {
         self.attributeTypes = types
         self.isRelationship = isRelationship
         self.hasDerivedAttributes = properties.contains { $0 is NSDerivedAttributeDescription }
+        self.initialSlotTemplate = ContiguousArray(properties.map { property -> ObjectSlot in
+            if let relationship = property as? NSRelationshipDescription {
+                return relationship.isToMany ? .unloadedToMany : .toOne(nil)
+            }
+            if let attribute = property as? NSAttributeDescription {
+                return AttributeConversion.isCustom(attribute.attributeType)
+                    ? .custom(attribute.defaultValue)
+                    : .value(AttributeConversion.storeValue(defaultOf: attribute))
+            }
+            return .custom(nil)
+        })
         self.readsCommittedValues = properties.allSatisfy { property in
             guard let attribute = property as? NSAttributeDescription else { return false }
             return !AttributeConversion.isCustom(attribute.attributeType)

@@ -138,23 +138,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     static func initialSlots(layout: EntityLayout) -> ContiguousArray<ObjectSlot> {
-        var slots = ContiguousArray<ObjectSlot>()
-        slots.reserveCapacity(layout.slotCount)
-        for (index, property) in layout.properties.enumerated() {
-            if let relationship = property as? NSRelationshipDescription {
-                slots.append(relationship.isToMany
-                    ? .toMany(RelationshipStorage(objects: OrderedSetStorage(), committedIDs: nil))
-                    : .toOne(nil))
-            } else if let attribute = property as? NSAttributeDescription {
-                let type = layout.attributeTypes[index]
-                if AttributeConversion.isCustom(type) {
-                    slots.append(.custom(attribute.defaultValue))
-                } else {
-                    slots.append(.value(AttributeConversion.storeValue(defaultOf: attribute)))
-                }
-            } else {
-                slots.append(.custom(nil))
-            }
+        var slots = layout.initialSlotTemplate
+        for index in layout.toManyIndices {
+            slots[index] = .toMany(RelationshipStorage(objects: OrderedSetStorage(), committedIDs: nil))
         }
         return slots
     }

@@ -109,7 +109,7 @@ extension NSManagedObjectContext {
         let deletedObjects = Array(deleted.values)
         let map = result.permanentIDs
         for object in insertedObjects {
-            if let permanent = map[object.objectID] { assignPermanentID(permanent, to: object) }
+            if let permanent = map[object.objectID.key] { assignPermanentID(permanent, to: object) }
         }
         // The request's snapshots are the saved rows; only references to new objects change IDs.
         var written: [ObjectIdentifier: ContiguousArray<StoreValue>] = [:]
@@ -164,15 +164,15 @@ extension NSManagedObjectContext {
     }
 
     /// Store values with temporary IDs replaced by permanent ones; untouched when nothing maps.
-    static func remapped(_ values: ContiguousArray<StoreValue>, _ map: [NSManagedObjectID: NSManagedObjectID]) -> ContiguousArray<StoreValue> {
+    static func remapped(_ values: ContiguousArray<StoreValue>, _ map: [ObjectKey: NSManagedObjectID]) -> ContiguousArray<StoreValue> {
         guard !map.isEmpty else { return values }
         var values = values
         for index in values.indices {
             switch values[index] {
             case .objectID(let id) where id.isTemporaryID:
-                values[index] = .objectID(map[id] ?? id)
+                values[index] = .objectID(map[id.key] ?? id)
             case .objectIDs(let ids) where ids.contains(where: \.isTemporaryID):
-                values[index] = .objectIDs(ids.map { map[$0] ?? $0 })
+                values[index] = .objectIDs(ids.map { map[$0.key] ?? $0 })
             default:
                 break
             }

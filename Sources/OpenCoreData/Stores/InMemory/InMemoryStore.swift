@@ -81,10 +81,10 @@ final class InMemoryStore: PersistentStoreBackend {
                 let root = insert.objectID.entity.rootEntity.entityNumber
                 let key = (maxKeys[root] ?? 0) + 1
                 maxKeys[root] = key
-                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, store: store)
+                result.permanentIDs[insert.objectID.key] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, store: store)
             }
             let map = result.permanentIDs
-            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map[id] ?? id }
+            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map[id.key] ?? id }
             func resolved(_ values: ContiguousArray<StoreValue>, keeping old: ContiguousArray<StoreValue>?) -> ContiguousArray<StoreValue> {
                 var values = values
                 for index in values.indices {

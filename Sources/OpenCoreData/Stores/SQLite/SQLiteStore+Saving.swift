@@ -59,10 +59,10 @@ extension SQLiteStore {
                 let root = ObjectIdentifier(insert.objectID.entity.rootEntity)
                 let key = nextKey[root]!
                 nextKey[root] = key + 1
-                result.permanentIDs[insert.objectID] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, handle: reference)
+                result.permanentIDs[insert.objectID.key] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, handle: reference)
             }
             let map = result.permanentIDs
-            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { id.isTemporaryID ? (map[id] ?? id) : id }
+            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { id.isTemporaryID ? (map[id.key] ?? id) : id }
             func resolved(_ values: ContiguousArray<StoreValue>) -> ContiguousArray<StoreValue> {
                 guard !map.isEmpty else { return values }
                 var values = values
