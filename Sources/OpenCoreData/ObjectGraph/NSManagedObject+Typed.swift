@@ -341,12 +341,6 @@ extension NSManagedObject {
         return index
     }
 
-    func slotIfLoaded(_ index: Int) -> ObjectSlot? {
-        if faulted { fireFaultIfNeeded() }
-        if readsCommitted { return .value(committedStoreValue(at: index)) }
-        return index < storedSlots.count ? storedSlots[index] : nil
-    }
-
     /// Converts a typed value to the attribute's own store form (an Int written to a Double attribute, …).
     func normalized(_ value: StoreValue, at index: Int) -> StoreValue {
         let type = layout.attributeTypes[index]
