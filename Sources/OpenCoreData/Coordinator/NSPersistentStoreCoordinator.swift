@@ -175,11 +175,20 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     // MARK: - Reading
 
     func fetchSnapshots(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) throws -> [RowSnapshot] {
+        let stores = stores(for: request.entity, affectedStores: affectedStores)
+        // One store's rows are returned as they are: appending them would copy every snapshot.
+        if stores.count == 1 { return try stores[0].backend.fetchSnapshots(request, store: stores[0]) }
         var result: [RowSnapshot] = []
-        for store in stores(for: request.entity, affectedStores: affectedStores) {
+        for store in stores {
             result.append(contentsOf: try store.backend.fetchSnapshots(request, store: store))
         }
         return result
+    }
+
+    /// The one store that holds an entity's rows, or nil when there are none or several.
+    func soleStore(for entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) -> NSPersistentStore? {
+        let stores = stores(for: entity, affectedStores: affectedStores)
+        return stores.count == 1 ? stores[0] : nil
     }
 
     func fetchObjectIDs(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) throws -> [NSManagedObjectID] {

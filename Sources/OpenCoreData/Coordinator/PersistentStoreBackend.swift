@@ -17,6 +17,13 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// The IDs of the rows a request matches.
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]
 
+    /// `fetchSnapshots` for a request the store evaluates natively; nil when it does not. One
+    /// call instead of `evaluatesNatively` then `fetchSnapshots`, which translate the request twice.
+    func fetchSnapshotsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot]?
+
+    /// `fetchObjectIDs` for a request the store evaluates natively; nil when it does not.
+    func fetchObjectIDsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]?
+
     /// The number of rows a request matches.
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int
 
@@ -45,6 +52,14 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
 }
 
 extension PersistentStoreBackend {
+    package func fetchSnapshotsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot]? {
+        evaluatesNatively(request) ? try fetchSnapshots(request, store: store) : nil
+    }
+
+    package func fetchObjectIDsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]? {
+        evaluatesNatively(request) ? try fetchObjectIDs(request, store: store) : nil
+    }
+
     /// Stores compute no dictionary results unless they say so.
     package func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]? { nil }
 }

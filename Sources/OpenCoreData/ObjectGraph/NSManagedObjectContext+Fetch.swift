@@ -12,7 +12,7 @@ extension NSManagedObjectContext {
         processPendingChanges()
         let entity = try resolveEntity(of: request)
         if let type = T.self as? NSManagedObject.Type, type != NSManagedObject.self {
-            ClassRegistry.shared.register(type, for: entity)
+            ClassRegistry.shared.registerIfNeeded(type, for: entity)
         }
         let resultType = request.resultType
         if resultType == .countResultType {
@@ -120,6 +120,18 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { return [] }
         let includePending = request.includesPendingChanges
         let pending = includePending && hasPendingChanges(affecting: entity)
+        // The common case, one store and nothing unsaved: the store filters, sorts and pages, or
+        // says it cannot, in one translation of the request.
+        if !pending, let store = coordinator.soleStore(for: entity, affectedStores: request.affectedStores) {
+            let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
+            if request.fetchBatchSize > 0 {
+                if let ids = try store.backend.fetchObjectIDsIfNative(storeRequest, store: store) {
+                    return registerBatched(ids, batchSize: request.fetchBatchSize)
+                }
+            } else if let snapshots = try store.backend.fetchSnapshotsIfNative(storeRequest, store: store) {
+                return registeredObjects(for: snapshots, refresh: request.shouldRefreshRefetchedObjects)
+            }
+        }
         let native = coordinator.evaluatesNatively(StoreFetchRequest(request, entity: entity, paging: true), affectedStores: request.affectedStores)
         let pushPaging = native && !pending && coordinator.storeCount(for: entity, affectedStores: request.affectedStores) == 1
         let storeRequest = native
@@ -131,18 +143,8 @@ extension NSManagedObjectContext {
             return registerBatched(ids, batchSize: request.fetchBatchSize)
         }
 
-        let snapshots = try coordinator.fetchSnapshots(storeRequest, affectedStores: request.affectedStores)
-        var objects: [NSManagedObject] = []
-        objects.reserveCapacity(snapshots.count)
-        // Look each entity's class up once, not once per row.
-        var classes: [ObjectIdentifier: NSManagedObject.Type] = [:]
-        for snapshot in snapshots {
-            let entity = snapshot.objectID.entity
-            let key = ObjectIdentifier(entity)
-            let type = classes[key] ?? ClassRegistry.shared.objectClass(for: entity)
-            classes[key] = type
-            objects.append(registeredObject(for: snapshot, refresh: request.shouldRefreshRefetchedObjects, type: type))
-        }
+        let objects = registeredObjects(for: try coordinator.fetchSnapshots(storeRequest, affectedStores: request.affectedStores),
+                                        refresh: request.shouldRefreshRefetchedObjects)
         if pushPaging { return objects }
 
         // Filter and page in memory: the store either could not evaluate the request, or the
@@ -177,6 +179,22 @@ extension NSManagedObjectContext {
             ObjectSorting.sort(&result, by: descriptors)
         }
         return ObjectSorting.page(result, offset: request.fetchOffset, limit: request.fetchLimit)
+    }
+
+    /// The registered objects for fetched rows, in order.
+    func registeredObjects(for snapshots: [RowSnapshot], refresh: Bool) -> [NSManagedObject] {
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(snapshots.count)
+        // Look each entity's class up once, not once per row.
+        var classes: [ObjectIdentifier: NSManagedObject.Type] = [:]
+        for snapshot in snapshots {
+            let entity = snapshot.objectID.entity
+            let key = ObjectIdentifier(entity)
+            let type = classes[key] ?? ClassRegistry.shared.objectClass(for: entity)
+            classes[key] = type
+            objects.append(registeredObject(for: snapshot, refresh: refresh, type: type))
+        }
+        return objects
     }
 
     /// The registered object for a fetched row, creating a fault that holds the row's values.

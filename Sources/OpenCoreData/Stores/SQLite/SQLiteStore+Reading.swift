@@ -20,11 +20,24 @@ extension SQLiteStore {
         try fetchSnapshots(try query(request, store: store), store: store)
     }
 
+    func fetchSnapshotsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot]? {
+        // Translated once: a failure to translate is the answer "not natively".
+        guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
+        let decoder = decoder(for: query.entity, includesSubentities: query.includesSubentities)
+        let sql: SQLFragment
+        do { sql = try builder.select(query, columns: decoder.selection).render() } catch { return nil }
+        return try fetchSnapshots(sql, decoder: decoder, store: store)
+    }
+
     /// The rows of a query, decoded straight into snapshots.
     func fetchSnapshots(_ request: SQLiteFetchQuery, store: NSPersistentStore) throws -> [RowSnapshot] {
         let decoder = decoder(for: request.entity, includesSubentities: request.includesSubentities)
         let sql = try translated(request) { try builder.select(request, columns: decoder.selection).render() }
-        return try read { db in
+        return try fetchSnapshots(sql, decoder: decoder, store: store)
+    }
+
+    private func fetchSnapshots(_ sql: SQLFragment, decoder: SQLiteRowDecoder, store: NSPersistentStore) throws -> [RowSnapshot] {
+        try readStatement { db in
             var result: [RowSnapshot] = []
             try run(db, sql) { statement, arguments in
                 try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
@@ -35,9 +48,19 @@ extension SQLiteStore {
 
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
         let request = try query(request, store: store)
-        let sql = try translated(request) { try builder.selectObjectIDs(request).render() }
-        let fallback = request.entity
-        return try read { db in
+        return try fetchObjectIDs(try translated(request) { try builder.selectObjectIDs(request).render() }, entity: request.entity, store: store)
+    }
+
+    func fetchObjectIDsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]? {
+        guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
+        let sql: SQLFragment
+        do { sql = try builder.selectObjectIDs(query).render() } catch { return nil }
+        return try fetchObjectIDs(sql, entity: query.entity, store: store)
+    }
+
+    /// The IDs of the rows a `SELECT Z_PK, Z_ENT` returns; `fallback` for rows of unknown `Z_ENT`.
+    private func fetchObjectIDs(_ sql: SQLFragment, entity fallback: NSEntityDescription, store: NSPersistentStore) throws -> [NSManagedObjectID] {
+        try readStatement { db in
             var ids: [NSManagedObjectID] = []
             try run(db, sql) { statement, arguments in
                 let cursor = try Row.fetchCursor(statement, arguments: arguments)
@@ -57,7 +80,7 @@ extension SQLiteStore {
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int {
         let request = try query(request, store: store)
         let sql = try translated(request) { try builder.count(request) }
-        return try read { db in
+        return try readStatement { db in
             var count = 0
             try run(db, sql) { statement, arguments in
                 count = try Int.fetchOne(statement, arguments: arguments) ?? 0
@@ -74,7 +97,7 @@ extension SQLiteStore {
             Log.sql.debug("Dictionary results computed in memory: \(error)")
             return nil
         }
-        return try read { db in
+        return try readStatement { db in
             var rows: [NSDictionary] = []
             try run(db, query.sql) { statement, arguments in
                 rows = try query.rows(statement, arguments: arguments, store: store, schema: schema)
@@ -113,7 +136,7 @@ extension SQLiteStore {
         guard !objectID.isTemporaryID, let destination = relationship.destinationEntity else { return [] }
         let decoder = decoder(for: destination, includesSubentities: true)
         let sql = try translated(nil) { try builder.destinations(of: relationship, sourceKey: objectID.primaryKey, columns: decoder.selection) }
-        return try read { db in
+        return try readStatement { db in
             var result: [RowSnapshot] = []
             try run(db, sql) { statement, arguments in
                 try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)

@@ -177,6 +177,15 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         do { return try pool.read(body) } catch { throw SQLiteStoreErrors.readError(error, url: url) }
     }
 
+    /// Runs one statement on a reader connection, outside an explicit transaction: a single
+    /// statement reads one consistent state of the database on its own, and a `BEGIN`/`COMMIT`
+    /// pair around it cost more than many small queries themselves. Reads of several statements
+    /// that must agree use `read`.
+    func readStatement<T>(_ body: (Database) throws -> T) throws -> T {
+        let pool = try pool()
+        do { return try pool.unsafeRead(body) } catch { throw SQLiteStoreErrors.readError(error, url: url) }
+    }
+
     /// Runs a write transaction on the writer connection; it commits when `body` returns.
     func writeTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         let pool = try pool()
