@@ -31,32 +31,38 @@ package enum StringMatching {
         return fold(subject, options).hasSuffix(fold(suffix, options))
     }
 
-    /// `hasPrefix`/`hasSuffix` after folding, answered on the bytes when both strings are ASCII
-    /// (autocomplete's common case, run per row in SQL): folding then only lowercases for `[c]`
-    /// and leaves the rest, and every byte is a character except that `\r\n` is one, so an affix
-    /// may not end inside it. Nil when either string is not ASCII.
+    /// `hasPrefix`/`hasSuffix` after folding, answered on the bytes when both strings are ASCII.
     private static func asciiAffix(_ subject: String, _ affix: String, atEnd: Bool, _ options: NSComparisonPredicate.Options) -> Bool? {
-        let lowercase = options.contains(.caseInsensitive) && !options.contains(.normalized)
-        let answer = subject.utf8.withContiguousStorageIfAvailable { text -> Bool? in
+        subject.utf8.withContiguousStorageIfAvailable { text -> Bool? in
             affix.utf8.withContiguousStorageIfAvailable { part -> Bool? in
-                guard text.allSatisfy({ $0 < 0x80 }), part.allSatisfy({ $0 < 0x80 }) else { return nil }
-                guard part.count <= text.count else { return false }
-                let start = atEnd ? text.count - part.count : 0
-                for offset in 0..<part.count {
-                    var a = text[start + offset], b = part[offset]
-                    if lowercase {
-                        if a >= 0x41 && a <= 0x5A { a += 0x20 }
-                        if b >= 0x41 && b <= 0x5A { b += 0x20 }
-                    }
-                    if a != b { return false }
-                }
-                // A `\r` ending a prefix (or a `\n` starting a suffix) splits a `\r\n` character.
-                if !atEnd, part.last == 0x0D, part.count < text.count, text[part.count] == 0x0A { return false }
-                if atEnd, part.first == 0x0A, start > 0, text[start - 1] == 0x0D { return false }
-                return true
+                asciiAffix(UnsafeRawBufferPointer(text), UnsafeRawBufferPointer(part), atEnd: atEnd, options)
             } ?? nil
         } ?? nil
-        return answer
+    }
+
+    /// `BEGINSWITH` (or `ENDSWITH` when `atEnd`) on UTF-8 bytes when both are ASCII, which is
+    /// autocomplete's common case and runs per row in SQL: folding then only lowercases for
+    /// `[c]` and leaves the rest, and every byte is a character except that `\r\n` is one, so
+    /// an affix may not end inside it. Nil when either is not ASCII; false for an empty affix.
+    package static func asciiAffix(_ text: UnsafeRawBufferPointer, _ part: UnsafeRawBufferPointer, atEnd: Bool,
+                                   _ options: NSComparisonPredicate.Options) -> Bool? {
+        guard text.allSatisfy({ $0 < 0x80 }), part.allSatisfy({ $0 < 0x80 }) else { return nil }
+        guard !part.isEmpty else { return false }
+        guard part.count <= text.count else { return false }
+        let lowercase = options.contains(.caseInsensitive) && !options.contains(.normalized)
+        let start = atEnd ? text.count - part.count : 0
+        for offset in 0..<part.count {
+            var a = text[start + offset], b = part[offset]
+            if lowercase {
+                if a >= 0x41 && a <= 0x5A { a += 0x20 }
+                if b >= 0x41 && b <= 0x5A { b += 0x20 }
+            }
+            if a != b { return false }
+        }
+        // A `\r` ending a prefix (or a `\n` starting a suffix) splits a `\r\n` character.
+        if !atEnd, part.last == 0x0D, part.count < text.count, text[part.count] == 0x0A { return false }
+        if atEnd, part.first == 0x0A, start > 0, text[start - 1] == 0x0D { return false }
+        return true
     }
 
     /// `CONTAINS` (and `IN`) on strings: a substring test; an empty needle is found nowhere.

@@ -111,6 +111,55 @@ package enum SQLiteFunctions {
         // OCD_COMPARE orders every string sort and most string comparisons: registered with the C
         // API so two ASCII strings compare with memcmp, without building Swift strings.
         sqlite3_create_collation_v2(db.sqliteConnection, compareCollation, SQLITE_UTF8, nil, compareStrings, nil)
+        // BEGINSWITH and ENDSWITH run per row in prefix searches: registered with the C API so
+        // ASCII text is compared on SQLite's own bytes, without building Swift strings or arrays.
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(db.sqliteConnection, Name.beginsWith.rawValue, 3, flags, nil, beginsWithFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db.sqliteConnection, Name.endsWith.rawValue, 3, flags, nil, endsWithFunction, nil, nil, nil)
+    }
+
+    /// The functions registered with the C API rather than as GRDB `DatabaseFunction`s.
+    private static let cFunctions: Set<Name> = [.beginsWith, .endsWith]
+
+    private typealias CFunction = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+
+    private static let beginsWithFunction: CFunction = { context, _, arguments in
+        sqlite3_result_int(context, affixTest(arguments, atEnd: false) ? 1 : 0)
+    }
+
+    private static let endsWithFunction: CFunction = { context, _, arguments in
+        sqlite3_result_int(context, affixTest(arguments, atEnd: true) ? 1 : 0)
+    }
+
+    /// `OCD_BEGINSWITH`/`OCD_ENDSWITH(subject, affix, options)`: bytes for ASCII text,
+    /// `StringMatching` for the rest; false unless both sides have a value.
+    private static func affixTest(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, atEnd: Bool) -> Bool {
+        guard let arguments, let subject = arguments[0], let affix = arguments[1], let optionsValue = arguments[2] else { return false }
+        let options = NSComparisonPredicate.Options(rawValue: UInt(truncatingIfNeeded: sqlite3_value_int64(optionsValue)))
+        if sqlite3_value_type(subject) == SQLITE_TEXT, sqlite3_value_type(affix) == SQLITE_TEXT,
+           let answer = StringMatching.asciiAffix(bytes(subject), bytes(affix), atEnd: atEnd, options) {
+            return answer
+        }
+        guard let subject = text(subject), let affix = text(affix) else { return false }
+        return atEnd ? StringMatching.endsWith(subject, affix, options: options) : StringMatching.beginsWith(subject, affix, options: options)
+    }
+
+    /// A value's UTF-8 text, valid until the value changes.
+    private static func bytes(_ value: OpaquePointer) -> UnsafeRawBufferPointer {
+        let start = sqlite3_value_text(value)
+        return UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_value_bytes(value)))
+    }
+
+    /// A function argument as a string, converted as `text(_: DatabaseValue)` converts it.
+    private static func text(_ value: OpaquePointer) -> String? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_NULL: nil
+        case SQLITE_INTEGER: String(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: String(sqlite3_value_double(value))
+        case SQLITE_BLOB:
+            String(decoding: UnsafeRawBufferPointer(start: sqlite3_value_blob(value), count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+        default: String(decoding: bytes(value), as: UTF8.self)
+        }
     }
 
     private static let collations: [DatabaseCollation] = selectors.filter { $0 != "compare:" }.map { selector in
@@ -152,7 +201,7 @@ package enum SQLiteFunctions {
     }
 
     private static let functions: [DatabaseFunction] = {
-        var functions = Name.allCases.map { name in
+        var functions = Name.allCases.filter { !cFunctions.contains($0) }.map { name in
             DatabaseFunction(name.rawValue, argumentCount: Int(name.argumentCount), pure: name != .random) { arguments in
                 evaluate(name, arguments)
             }
