@@ -94,12 +94,20 @@ package final class EntityLayout: @unchecked Sendable {
             guard let attribute = property as? NSAttributeDescription else { return false }
             return !AttributeConversion.isCustom(attribute.attributeType)
         }
-        self.inlineNames = properties.map { InlineName($0.name) }
+        let inlineNames = UnsafeMutableBufferPointer<InlineName>.allocate(capacity: properties.count)
+        _ = inlineNames.initialize(from: properties.map { InlineName($0.name) })
+        self.inlineNames = UnsafeBufferPointer(inlineNames)
         self.validatedIndices = properties.indices.filter { Self.needsValidation(properties[$0]) }
     }
 
     /// The raw representation of each property name that Swift stores inline (ASCII, ≤ 15 bytes).
-    private let inlineNames: [InlineName]
+    /// Owned by the layout and freed with it. A buffer, not an Array: reading an Array stored in
+    /// a class retains and releases its storage, and this is read on every property access.
+    private let inlineNames: UnsafeBufferPointer<InlineName>
+
+    deinit {
+        inlineNames.deallocate()
+    }
 
     /// The slot of a property by name: `value(forKey:)` and the typed accessors call this on every access.
     ///

@@ -28,13 +28,18 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     }
 
     /// A permanent ID of the store that owns `handle`.
-    package init(entity: NSEntityDescription, primaryKey: Int64, handle: StoreHandle) {
+    package convenience init(entity: NSEntityDescription, primaryKey: Int64, handle: StoreHandle) {
+        self.init(entity: entity, root: entity.rootEntity, primaryKey: primaryKey, handle: handle)
+    }
+
+    /// A permanent ID, given the entity's root (`entity.rootEntity`), which walks the hierarchy.
+    package init(entity: NSEntityDescription, root: NSEntityDescription, primaryKey: Int64, handle: StoreHandle) {
         self.entity = entity
-        self.rootEntity = entity.rootEntity
+        self.rootEntity = root
         self.primaryKey = primaryKey
         self.isTemporaryID = false
         self.storeHandle = handle
-        self.key = ObjectKey(primaryKey: primaryKey, root: entity.rootEntity, handle: handle)
+        self.key = ObjectKey(primaryKey: primaryKey, root: root, handle: handle)
     }
 
     package init(temporaryFor entity: NSEntityDescription) {

@@ -17,9 +17,24 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         case toOne(column: Int32, entityTypeColumn: Int32?, destination: NSEntityDescription)
     }
 
-    struct EntityPlan {
+    /// How to read the rows of one entity. A class with its sources in a buffer it owns, so
+    /// that using it per row copies and retains nothing.
+    final class EntityPlan {
         let entity: NSEntityDescription
-        let slots: [SlotSource]
+        let root: NSEntityDescription
+        let slots: UnsafeMutableBufferPointer<SlotSource>
+
+        init(entity: NSEntityDescription, slots: [SlotSource]) {
+            self.entity = entity
+            self.root = entity.rootEntity
+            self.slots = .allocate(capacity: slots.count)
+            _ = self.slots.initialize(from: slots)
+        }
+
+        deinit {
+            slots.deinitialize()
+            slots.deallocate()
+        }
     }
 
     package let table: SQLiteTable
@@ -85,46 +100,62 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let handle = statement.sqliteStatement
         let store = store.handle
+        // Rows of one fetch are nearly always of one entity: its plan is held across rows.
+        var planNumber = -1
+        var plan: EntityPlan?
         while try cursor.next() != nil {
-            if let snapshot = decodeCurrentRow(handle, store: store) { result.append(snapshot) }
+            guard let primaryKey = Self.integer(handle, 0) else { continue }
+            let number = Self.integer(handle, 1).map(Int.init) ?? -1
+            if number != planNumber {
+                planNumber = number
+                plan = number >= 0 && number < plans.count ? plans[number] : nil
+            }
+            guard let plan else {
+                Log.store.warning("Skipping row \(primaryKey) of \(table.name): Z_ENT \(number) is not an entity this request reads.")
+                continue
+            }
+            result.append(decodeRow(handle, plan: plan, primaryKey: primaryKey, store: store))
         }
     }
 
     /// Decodes the row a statement is positioned on.
     @inline(__always)
-    func decodeCurrentRow(_ handle: SQLiteStatement, store: StoreHandle) -> RowSnapshot? {
-        guard let primaryKey = Self.integer(handle, 0) else { return nil }
-        let number = Self.integer(handle, 1).map(Int.init) ?? -1
-        guard let plan = number >= 0 && number < plans.count ? plans[number] : nil else {
-            Log.store.warning("Skipping row \(primaryKey) of \(table.name): Z_ENT \(number) is not an entity this request reads.")
-            return nil
-        }
+    private func decodeRow(_ handle: SQLiteStatement, plan: EntityPlan, primaryKey: Int64, store: StoreHandle) -> RowSnapshot {
         let version = Self.integer(handle, 2) ?? 0
-        var values = ContiguousArray<StoreValue>()
-        values.reserveCapacity(plan.slots.count)
-        for source in plan.slots {
-            switch source {
-            case .null:
-                values.append(.null)
-            case .unloaded:
-                values.append(.unloaded)
-            case .attribute(let column, let type):
-                values.append(Self.storeValue(handle, column, type))
-            case .toOne(let column, let typeColumn, let destination):
-                guard let key = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: column)) else {
-                    values.append(.null)
-                    continue
+        let slots = plan.slots
+        let values = ContiguousArray<StoreValue>(unsafeUninitializedCapacity: slots.count) { buffer, count in
+            for index in 0..<slots.count {
+                let value: StoreValue
+                switch slots[index] {
+                case .null:
+                    value = .null
+                case .unloaded:
+                    value = .unloaded
+                case .attribute(let column, let type):
+                    value = Self.storeValue(handle, column, type)
+                case .toOne(let column, let typeColumn, let destination):
+                    value = toOne(handle, column, typeColumn, destination, store: store)
                 }
-                var target = destination
-                if let typeColumn, let number = SQLiteValueCoding.integer(DatabaseValue(sqliteStatement: handle, index: typeColumn)),
-                   let typed = schema.entity(number: Int(number)), typed.isKindOf(entity: destination) {
-                    target = typed
-                }
-                values.append(.objectID(NSManagedObjectID(entity: target, primaryKey: key, handle: store)))
+                (buffer.baseAddress! + index).initialize(to: value)
+                count = index + 1
             }
         }
-        return RowSnapshot(objectID: NSManagedObjectID(entity: plan.entity, primaryKey: primaryKey, handle: store), version: version, values: values)
+        return RowSnapshot(objectID: NSManagedObjectID(entity: plan.entity, root: plan.root, primaryKey: primaryKey, handle: store),
+                           version: version, values: values)
     }
+
+    /// A to-one relationship's destination ID, typed by the row's entity-type column if it has one.
+    private func toOne(_ handle: SQLiteStatement, _ column: Int32, _ typeColumn: Int32?, _ destination: NSEntityDescription,
+                       store: StoreHandle) -> StoreValue {
+        guard let key = Self.integer(handle, column) else { return .null }
+        var target = destination
+        if let typeColumn, let number = Self.integer(handle, typeColumn),
+           let typed = schema.entity(number: Int(number)), typed.isKindOf(entity: destination) {
+            target = typed
+        }
+        return .objectID(NSManagedObjectID(entity: target, primaryKey: key, handle: store))
+    }
+
     // MARK: - Columns
 
     // The common column types are read with the C API directly; GRDB's DatabaseValue (an enum
