@@ -60,7 +60,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) private final var objectIDStorage: NSManagedObjectID?
     /// The context; not retained and not weak (a weak reference costs a side-table operation per
     /// object). The context clears it when it unregisters the object or is freed, so it is never dangling.
-    @exclusivity(unchecked) package final unowned(unsafe) var _context: NSManagedObjectContext?
+    package final var _context: NSManagedObjectContext? {
+        @inline(__always) get { contextReference?.takeUnretainedValue() }
+        @inline(__always) set { contextReference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `_context` as stored: `deinit` calls the context through it without retaining it, which
+    /// matters because contexts are also referenced weakly (by their coordinator), and retaining
+    /// an object with weak references takes the runtime's slow path.
+    @exclusivity(unchecked) private final var contextReference: Unmanaged<NSManagedObjectContext>?
 
     /// Current values; empty while the object is a fault or reads its committed values.
     @exclusivity(unchecked) package final var storedSlots: ContiguousArray<ObjectSlot> = []
@@ -134,7 +141,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     deinit {
-        _context?.forget(self)
+        contextReference?._withUnsafeGuaranteedRef { $0.forget(self) }
     }
 
     static func initialSlots(layout: EntityLayout) -> ContiguousArray<ObjectSlot> {

@@ -174,17 +174,20 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     /// An attribute column in store form.
     @inline(__always)
     static func storeValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType) -> StoreValue {
-        let columnType = sqlite3_column_type(handle, column)
+        // One sqlite3_column_* call per column: the sqlite3_value_* accessors on the column's
+        // value are cheaper than a second sqlite3_column_* call, which checks the statement again.
+        guard let value = sqlite3_column_value(handle, column) else { return .null }
+        let columnType = sqlite3_value_type(value)
         if columnType == SQLITE_NULL { return .null }
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            if columnType == SQLITE_INTEGER { return .int(sqlite3_column_int64(handle, column)) }
+            if columnType == SQLITE_INTEGER { return .int(sqlite3_value_int64(value)) }
         case .doubleAttributeType, .floatAttributeType:
-            if columnType == SQLITE_FLOAT { return .double(sqlite3_column_double(handle, column)) }
+            if columnType == SQLITE_FLOAT { return .double(sqlite3_value_double(value)) }
         case .booleanAttributeType:
-            if columnType == SQLITE_INTEGER { return .int(sqlite3_column_int64(handle, column) != 0 ? 1 : 0) }
+            if columnType == SQLITE_INTEGER { return .int(sqlite3_value_int64(value) != 0 ? 1 : 0) }
         case .dateAttributeType:
-            if columnType == SQLITE_FLOAT { return .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, column))) }
+            if columnType == SQLITE_FLOAT { return .date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value))) }
         default:
             break
         }
