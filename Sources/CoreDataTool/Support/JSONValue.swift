@@ -5,7 +5,7 @@ import Foundation
 /// The tool reads and writes JSON itself: exports stream without building a document, imports
 /// report errors by line and column and keep the file's record order, and 64-bit integers and
 /// decimals are never rounded through `Double`.
-enum JSONValue: Equatable {
+enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     /// A number as written (`42`, `-1.5e3`).
@@ -64,7 +64,7 @@ enum JSONValue: Equatable {
 }
 
 /// A JSON object: members in their written order, with a lookup by key (the last duplicate wins).
-struct JSONObject: Equatable {
+struct JSONObject: Equatable, Sendable {
     private(set) var members: [(key: String, value: JSONValue)] = []
     private var index: [String: Int] = [:]
 
