@@ -170,8 +170,8 @@ extension NSManagedObject {
     /// Records that the object changed, so the context lists it in `updatedObjects`.
     @inline(__always)
     package func markChanged() {
-        guard let context = _context, !insertedFlag, !deletedFlag else { return }
-        context.noteUpdated(self)
+        guard !insertedFlag, !deletedFlag else { return }
+        withContext { $0.noteUpdated(self) }
     }
 
     /// The persistent properties whose values differ from the last saved or fetched ones.

@@ -69,6 +69,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// an object with weak references takes the runtime's slow path.
     @exclusivity(unchecked) private final var contextReference: Unmanaged<NSManagedObjectContext>?
 
+    /// Calls `body` with the object's context without retaining it; nil when there is none. For
+    /// the library's own per-value paths: the object is used on the context's queue and the
+    /// context keeps itself alive while it works, so it outlives the call.
+    @inline(__always)
+    package final func withContext<Result>(_ body: (NSManagedObjectContext) throws -> Result) rethrows -> Result? {
+        guard let contextReference else { return nil }
+        return try contextReference._withUnsafeGuaranteedRef(body)
+    }
+
     /// Current values; empty while the object is a fault or reads its committed values.
     @exclusivity(unchecked) package final var storedSlots: ContiguousArray<ObjectSlot> = []
     /// Set while a fired, unchanged object of a plain entity (attributes only, no transformables)
@@ -141,7 +150,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     deinit {
-        contextReference?._withUnsafeGuaranteedRef { $0.forget(self) }
+        withContext { $0.forget(self) }
     }
 
     static func initialSlots(layout: EntityLayout) -> ContiguousArray<ObjectSlot> {

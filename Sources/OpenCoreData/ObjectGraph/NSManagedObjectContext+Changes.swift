@@ -223,7 +223,7 @@ extension NSManagedObjectContext {
 
     package func assignPermanentID(_ id: NSManagedObjectID, to object: NSManagedObject) {
         let old = object._objectID
-        if registry[old]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() { registry[old] = nil }
+        registry.remove(old, ifItIs: object)
         if !retained.isEmpty { retained[old] = nil }
         object._objectID = id
         registerObject(object)

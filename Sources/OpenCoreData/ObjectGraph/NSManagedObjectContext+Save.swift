@@ -112,21 +112,18 @@ extension NSManagedObjectContext {
             if let permanent = map[object.objectID.key] { assignPermanentID(permanent, to: object) }
         }
         // The request's snapshots are the saved rows; only references to new objects change IDs.
-        var written: [ObjectIdentifier: ContiguousArray<StoreValue>] = [:]
-        written.reserveCapacity(request.inserted.count + request.updated.count)
-        for (object, row) in zip(insertionOrder, request.inserted) {
-            written[ObjectIdentifier(object)] = Self.remapped(row.values, map)
+        // Inserted rows are in insertion order, one per inserted object.
+        for (index, object) in insertedObjects.enumerated() {
+            object.insertedFlag = false
+            let values = index < request.inserted.count ? Self.remapped(request.inserted[index].values, map) : object.currentStoreValues()
+            object.committed = RowSnapshot(objectID: object.objectID, version: 1, values: values)
+            object.markRelationshipsCommitted()
         }
+        var written: [ObjectIdentifier: ContiguousArray<StoreValue>] = [:]
         for update in request.updated {
             if let object = registry[update.snapshot.objectID]?.takeUnretainedValue() {
                 written[ObjectIdentifier(object)] = Self.remapped(update.snapshot.values, map)
             }
-        }
-        for object in insertedObjects {
-            object.insertedFlag = false
-            let values = written[ObjectIdentifier(object)] ?? object.currentStoreValues()
-            object.committed = RowSnapshot(objectID: object.objectID, version: 1, values: values)
-            object.markRelationshipsCommitted()
         }
         for object in updatedObjects {
             // An object whose changes cancelled out (a member removed and added back) was not
