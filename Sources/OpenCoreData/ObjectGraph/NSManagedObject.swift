@@ -169,6 +169,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The context the object is registered with, or nil once it was deleted and saved or its context is gone.
     public final var managedObjectContext: NSManagedObjectContext? { _context }
 
+    /// Identity, as `isEqual(_:)` is: the object's address. NSObject's default hashes the
+    /// address with SipHash, and sets and dictionaries of objects then hash that hash again.
+    open override var hash: Int { Int(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
+
     /// Whether the object was inserted and not yet saved.
     public final var isInserted: Bool { insertedFlag }
 

@@ -55,6 +55,7 @@ extension SQLiteStore {
                                  [entry.key, Int64(schema.entityNumber(of: entry.root))])
             }
             let reference = store.handle
+            result.permanentIDs.reserveCapacity(request.inserted.count)
             for insert in request.inserted where insert.objectID.isTemporaryID {
                 let root = ObjectIdentifier(insert.objectID.entity.rootEntity)
                 let key = nextKey[root]!
