@@ -74,8 +74,9 @@ extension NSManagedObject {
             var objects = OrderedSetStorage()
             var ids: [NSManagedObjectID] = []
             if let context = _context, !objectID.isTemporaryID {
-                ids = context.destinationIDs(of: self, relationship: relationship)
-                for id in ids { objects.append(context.object(with: id)) }
+                let destinations = context.destinations(of: self, relationship: relationship)
+                ids = destinations.ids
+                for object in destinations.objects { objects.append(object) }
             }
             let storage = RelationshipStorage(objects: objects, committedIDs: ids)
             slots[index] = .toMany(storage)

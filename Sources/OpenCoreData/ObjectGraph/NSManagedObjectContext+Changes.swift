@@ -82,8 +82,13 @@ extension NSManagedObjectContext {
 
     /// Runs `prepareForDeletion` and the delete rules for objects deleted since the last pass.
     func propagateDeletes() {
-        while !deletesToPropagate.isEmpty {
-            let object = deletesToPropagate.removeFirst()
+        // Walked by index and emptied at the end: removeFirst() moved the whole queue per
+        // object, quadratic in a cascade's size. Delete rules append to the queue as it runs.
+        var next = 0
+        defer { deletesToPropagate.removeAll() }
+        while next < deletesToPropagate.count {
+            let object = deletesToPropagate[next]
+            next += 1
             object.prepareForDeletion()
             for index in object.layout.relationshipIndices {
                 let relationship = object.layout.properties[index] as! NSRelationshipDescription

@@ -253,23 +253,28 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return try coordinator.snapshot(for: objectID, pinnedBy: self)
     }
 
-    /// The IDs of a relationship's destinations as stored, for a relationship fault.
-    package func destinationIDs(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
-        guard let coordinator = persistentStoreCoordinator else { return [] }
+    /// A relationship's destinations as stored, for a relationship fault: their IDs in order
+    /// and their registered objects, read in one query.
+    package func destinations(of object: NSManagedObject, relationship: NSRelationshipDescription) -> (ids: [NSManagedObjectID], objects: [NSManagedObject]) {
+        guard let coordinator = persistentStoreCoordinator else { return ([], []) }
         do {
             let snapshots = try coordinator.destinations(of: object.objectID, relationship: relationship)
             var ids: [NSManagedObjectID] = []
+            var objects: [NSManagedObject] = []
             ids.reserveCapacity(snapshots.count)
+            objects.reserveCapacity(snapshots.count)
             for snapshot in snapshots {
                 ids.append(snapshot.objectID)
-                if registry[snapshot.objectID] == nil, snapshot.version >= 0 {
-                    _ = makeObject(for: snapshot.objectID, snapshot: snapshot)
-                }
+                // The fetched rows become the destinations' snapshots. The objects are returned,
+                // not only registered: the registry does not retain them, so an object made here
+                // and dropped would be freed with its row, and each destination would then fire
+                // its own fault with one query.
+                objects.append(snapshot.version >= 0 ? registeredObject(for: snapshot, refresh: false) : self.object(with: snapshot.objectID))
             }
-            return ids
+            return (ids, objects)
         } catch {
             Log.objectGraph.error("Could not fire relationship fault '\(relationship.name)' of \(object.objectID): \(error)")
-            return []
+            return ([], [])
         }
     }
 
