@@ -185,13 +185,16 @@ extension NSManagedObjectContext {
     func registeredObjects(for snapshots: [RowSnapshot], refresh: Bool) -> [NSManagedObject] {
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(snapshots.count)
-        // Look each entity's class up once, not once per row.
-        var classes: [ObjectIdentifier: NSManagedObject.Type] = [:]
+        // Look the class up when the entity changes, not once per row (rows of one fetch are
+        // nearly always of one entity).
+        var lastEntity: NSEntityDescription?
+        var type: NSManagedObject.Type = NSManagedObject.self
         for snapshot in snapshots {
             let entity = snapshot.objectID.entity
-            let key = ObjectIdentifier(entity)
-            let type = classes[key] ?? ClassRegistry.shared.objectClass(for: entity)
-            classes[key] = type
+            if entity !== lastEntity {
+                lastEntity = entity
+                type = ClassRegistry.shared.objectClass(for: entity)
+            }
             objects.append(registeredObject(for: snapshot, refresh: refresh, type: type))
         }
         return objects
