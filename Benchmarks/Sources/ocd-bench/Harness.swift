@@ -20,8 +20,10 @@ struct Budget {
     let start = DispatchTime.now().uptimeNanoseconds
 
     func check(done: Int, total: Int, what: String) throws {
-        guard done > 0 else { return }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        // A projection from the first few milliseconds is noise (one slow first query stopped
+        // W10 once, projecting 89 s from 9 ms): judge only after a second.
+        guard done > 0, elapsed >= 1 else { return }
         let projected = elapsed / Double(done) * Double(total)
         if projected > seconds {
             throw NotAvailable(String(format: "stopped: %@ would take about %.0f s per iteration (%d of %d done in %.1f s)", what, projected, done, total, elapsed))
