@@ -31,30 +31,17 @@ extension SQLiteStore {
     /// The stored `Z_OPT` of rows, read with one `Z_PK IN (…)` query per table and chunk rather
     /// than one query per row: a cascade that deletes 100k rows checks 100k versions.
     private func storedVersions(of ids: [NSManagedObjectID], db: Database) throws -> StoredVersions {
-        var keysByTable: [ObjectIdentifier: (table: SQLiteTable, keys: [Int64])] = [:]
-        for id in ids where !id.isTemporaryID {
-            guard let table = schema.table(for: id.entity) else { continue }
-            keysByTable[ObjectIdentifier(table), default: (table, [])].keys.append(id.primaryKey)
-        }
         var versions = StoredVersions()
-        for (tableKey, entry) in keysByTable {
-            var byKey: [Int64: Int64] = [:]
-            byKey.reserveCapacity(entry.keys.count)
-            var start = 0
-            while start < entry.keys.count {
-                let chunk = Array(entry.keys[start..<min(start + Self.keyChunkSize, entry.keys.count)])
-                let columns = [SQLFragment.column("Z_PK", of: SQLTranslationState.rootAlias), SQLFragment.column("Z_OPT", of: SQLTranslationState.rootAlias)]
-                try run(db, builder.rows(in: entry.table, columns: columns, keys: chunk)) { statement, arguments in
-                    let cursor = try Row.fetchCursor(statement, arguments: arguments)
-                    let handle = statement.sqliteStatement
-                    while try cursor.next() != nil {
-                        guard let key = SQLiteRowDecoder.integer(handle, 0) else { continue }
-                        byKey[key] = SQLiteRowDecoder.integer(handle, 1) ?? 0
-                    }
+        let columns = [SQLFragment.column("Z_PK", of: SQLTranslationState.rootAlias), SQLFragment.column("Z_OPT", of: SQLTranslationState.rootAlias)]
+        for (table, keys) in keyChunks(of: ids) {
+            try run(db, builder.rows(in: table, columns: columns, keys: keys)) { statement, arguments in
+                let cursor = try Row.fetchCursor(statement, arguments: arguments)
+                let handle = statement.sqliteStatement
+                while try cursor.next() != nil {
+                    guard let key = SQLiteRowDecoder.integer(handle, 0) else { continue }
+                    versions.byTable[ObjectIdentifier(table), default: [:]][key] = SQLiteRowDecoder.integer(handle, 1) ?? 0
                 }
-                start += Self.keyChunkSize
             }
-            versions.byTable[tableKey] = byKey
         }
         return versions
     }

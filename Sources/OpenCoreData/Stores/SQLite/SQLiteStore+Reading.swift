@@ -107,29 +107,37 @@ extension SQLiteStore {
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID], store: NSPersistentStore) throws -> [RowSnapshot] {
-        // Group by table: one decoder (root entity with subentities) and chunked IN lists per table.
-        var keysByTable: [ObjectIdentifier: (SQLiteTable, [Int64])] = [:]
-        for id in objectIDs where !id.isTemporaryID {
-            guard let table = schema.table(for: id.entity) else { continue }
-            keysByTable[ObjectIdentifier(table), default: (table, [])].1.append(id.primaryKey)
-        }
-        guard !keysByTable.isEmpty else { return [] }
+        // One decoder (root entity with subentities) and chunked IN lists per table.
+        let chunks = keyChunks(of: objectIDs)
+        guard !chunks.isEmpty else { return [] }
         return try read { db in
             var result: [RowSnapshot] = []
             result.reserveCapacity(objectIDs.count)
-            for (table, keys) in keysByTable.values {
+            for (table, keys) in chunks {
                 let decoder = decoder(for: table.root, includesSubentities: true)
-                var start = 0
-                while start < keys.count {
-                    let chunk = Array(keys[start..<min(start + Self.keyChunkSize, keys.count)])
-                    try run(db, builder.rows(in: table, columns: decoder.selection, keys: chunk)) { statement, arguments in
-                        try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
-                    }
-                    start += Self.keyChunkSize
+                try run(db, builder.rows(in: table, columns: decoder.selection, keys: keys)) { statement, arguments in
+                    try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
                 }
             }
             return result
         }
+    }
+
+    /// The primary keys of stored objects grouped by table, in lists of at most `keyChunkSize`
+    /// for `Z_PK IN (…)` queries; temporary IDs and entities without a table are left out.
+    func keyChunks(of objectIDs: [NSManagedObjectID]) -> [(table: SQLiteTable, keys: [Int64])] {
+        var keysByTable: [ObjectIdentifier: (table: SQLiteTable, keys: [Int64])] = [:]
+        for id in objectIDs where !id.isTemporaryID {
+            guard let table = schema.table(for: id.entity) else { continue }
+            keysByTable[ObjectIdentifier(table), default: (table, [])].keys.append(id.primaryKey)
+        }
+        var chunks: [(table: SQLiteTable, keys: [Int64])] = []
+        for (table, keys) in keysByTable.values {
+            for start in stride(from: 0, to: keys.count, by: Self.keyChunkSize) {
+                chunks.append((table, Array(keys[start..<min(start + Self.keyChunkSize, keys.count)])))
+            }
+        }
+        return chunks
     }
 
     func destinations(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, store: NSPersistentStore) throws -> [RowSnapshot] {

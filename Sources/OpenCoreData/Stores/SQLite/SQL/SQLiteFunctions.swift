@@ -224,12 +224,11 @@ package enum SQLiteFunctions {
         guard let subject = text(arguments[0]), let other = text(arguments[1]) else { return 0 }
         let result: Bool
         switch name {
-        case .beginsWith: result = StringMatching.beginsWith(subject, other, options: options)
-        case .endsWith: result = StringMatching.endsWith(subject, other, options: options)
         case .contains: result = StringMatching.contains(subject, other, options: options)
         case .like: result = StringMatching.like(subject, pattern: other, options: options)
         case .matches: result = StringMatching.matches(subject, pattern: other, options: options)
-        case .fold, .utf16Length, .random, .integerString, .float: return nil
+        // BEGINSWITH and ENDSWITH are registered with the C API (`affixTest`), not through here.
+        case .beginsWith, .endsWith, .fold, .utf16Length, .random, .integerString, .float: return nil
         }
         return result ? 1 : 0
     }
