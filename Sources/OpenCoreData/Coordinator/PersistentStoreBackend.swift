@@ -113,14 +113,14 @@ package struct StoreUpdate {
     /// The slots that changed.
     package var changedIndices: [Int]
     /// The values the context read, for to-many diffs.
-    package var committedValues: ContiguousArray<StoreValue>
+    package var committedValues: StoreValues
 }
 
 /// One deleted row.
 package struct StoreDelete {
     package var objectID: NSManagedObjectID
     package var expectedVersion: Int64
-    package var committedValues: ContiguousArray<StoreValue>
+    package var committedValues: StoreValues
 }
 
 /// The outcome of a store save.

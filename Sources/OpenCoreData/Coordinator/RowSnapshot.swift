@@ -34,9 +34,9 @@ package enum StoreValue: Sendable, Hashable {
 package struct RowSnapshot: Sendable {
     package var objectID: NSManagedObjectID
     package var version: Int64
-    package var values: ContiguousArray<StoreValue>
+    package var values: StoreValues
 
-    package init(objectID: NSManagedObjectID, version: Int64, values: ContiguousArray<StoreValue>) {
+    package init(objectID: NSManagedObjectID, version: Int64, values: StoreValues) {
         self.objectID = objectID
         self.version = version
         self.values = values

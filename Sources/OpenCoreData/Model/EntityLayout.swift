@@ -146,10 +146,11 @@ struct InlineName: Equatable {
     let low: UInt64
     let high: UInt64
 
+    /// The string's two raw words. Only small strings are ever compared by them (`isInline`),
+    /// and a small string is always native and contiguous, so no copy needs normalizing.
+    @inline(__always)
     init(_ string: String) {
-        var copy = string
-        copy.makeContiguousUTF8()
-        (low, high) = unsafeBitCast(copy, to: (UInt64, UInt64).self)
+        (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
 
     /// Swift marks small (inline) strings in the top bits of the second word; for those the raw

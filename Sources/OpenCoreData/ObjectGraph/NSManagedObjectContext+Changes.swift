@@ -310,8 +310,10 @@ extension NSManagedObject {
     /// The committed value of slot `index` of an object in the `readsCommitted` state.
     @inline(__always)
     package func committedStoreValue(at index: Int) -> StoreValue {
-        guard let values = committed?.values, index < values.count else { return .null }
-        return values[index]
+        // Read in place: binding `committed?.values` to a local copies (and retains) the buffer,
+        // and typed accessors of a fired object come through here on every read.
+        guard index < committed?.values.count ?? 0 else { return .null }
+        return committed.unsafelyUnwrapped.values[index]
     }
 
     /// Builds the slots from the committed snapshot.

@@ -119,7 +119,7 @@ extension NSManagedObjectContext {
             object.committed = RowSnapshot(objectID: object.objectID, version: 1, values: values)
             object.markRelationshipsCommitted()
         }
-        var written: [ObjectIdentifier: ContiguousArray<StoreValue>] = [:]
+        var written: [ObjectIdentifier: StoreValues] = [:]
         for update in request.updated {
             if let object = registry[update.snapshot.objectID]?.takeUnretainedValue() {
                 written[ObjectIdentifier(object)] = Self.remapped(update.snapshot.values, map)
@@ -161,7 +161,7 @@ extension NSManagedObjectContext {
     }
 
     /// Store values with temporary IDs replaced by permanent ones; untouched when nothing maps.
-    static func remapped(_ values: ContiguousArray<StoreValue>, _ map: [ObjectKey: NSManagedObjectID]) -> ContiguousArray<StoreValue> {
+    static func remapped(_ values: StoreValues, _ map: [ObjectKey: NSManagedObjectID]) -> StoreValues {
         guard !map.isEmpty else { return values }
         var values = values
         for index in values.indices {
@@ -211,9 +211,9 @@ extension NSManagedObjectContext {
 
 extension NSManagedObject {
     /// The object's current values in store form, indexed by slot.
-    package func currentStoreValues() -> ContiguousArray<StoreValue> {
+    package func currentStoreValues() -> StoreValues {
         fireFaultIfNeeded()
-        var values = ContiguousArray<StoreValue>()
+        var values = StoreValues()
         values.reserveCapacity(layout.slotCount)
         for index in 0..<layout.slotCount {
             let property = layout.properties[index]

@@ -85,7 +85,7 @@ final class InMemoryStore: PersistentStoreBackend {
             }
             let map = result.permanentIDs
             func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map[id.key] ?? id }
-            func resolved(_ values: ContiguousArray<StoreValue>, keeping old: ContiguousArray<StoreValue>?) -> ContiguousArray<StoreValue> {
+            func resolved(_ values: StoreValues, keeping old: StoreValues?) -> StoreValues {
                 var values = values
                 for index in values.indices {
                     switch values[index] {
@@ -156,7 +156,7 @@ final class InMemoryStore: PersistentStoreBackend {
                 guard checked.insert(marker).inserted else { continue }
                 let indices = constraint.compactMap { owner.layout.indexByName[$0] }
                 guard indices.count == constraint.count else { continue }
-                func key(_ values: ContiguousArray<StoreValue>) -> [StoreValue]? {
+                func key(_ values: StoreValues) -> [StoreValue]? {
                     let key = indices.map { $0 < values.count ? values[$0] : .null }
                     return key.contains(where: \.isNull) ? nil : key
                 }

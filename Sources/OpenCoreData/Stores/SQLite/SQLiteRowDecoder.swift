@@ -123,7 +123,8 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     private func decodeRow(_ handle: SQLiteStatement, plan: EntityPlan, primaryKey: Int64, store: StoreHandle) -> RowSnapshot {
         let version = Self.integer(handle, 2) ?? 0
         let slots = plan.slots
-        let values = ContiguousArray<StoreValue>(unsafeUninitializedCapacity: slots.count) { buffer, count in
+        let values = StoreValues(unsafeUninitializedCount: slots.count) { base in
+            var holdsReferences = false
             for index in 0..<slots.count {
                 let value: StoreValue
                 switch slots[index] {
@@ -133,12 +134,14 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
                     value = .unloaded
                 case .attribute(let column, let type):
                     value = Self.storeValue(handle, column, type)
+                    if value.holdsReference { holdsReferences = true }
                 case .toOne(let column, let typeColumn, let destination):
                     value = toOne(handle, column, typeColumn, destination, store: store)
+                    if value.holdsReference { holdsReferences = true }
                 }
-                (buffer.baseAddress! + index).initialize(to: value)
-                count = index + 1
+                (base + index).initialize(to: value)
             }
+            return holdsReferences
         }
         return RowSnapshot(objectID: NSManagedObjectID(entity: plan.entity, root: plan.root, primaryKey: primaryKey, handle: store),
                            version: version, values: values)

@@ -64,7 +64,7 @@ extension SQLiteStore {
             }
             let map = result.permanentIDs
             func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { id.isTemporaryID ? (map[id.key] ?? id) : id }
-            func resolved(_ values: ContiguousArray<StoreValue>) -> ContiguousArray<StoreValue> {
+            func resolved(_ values: StoreValues) -> StoreValues {
                 guard !map.isEmpty else { return values }
                 var values = values
                 for index in values.indices {
@@ -78,7 +78,7 @@ extension SQLiteStore {
             }
 
             try writeDeletes(request.deleted, db: db)
-            var relationshipWork: [(plan: SQLiteWritePlan, key: Int64, values: ContiguousArray<StoreValue>, slots: Set<Int>?)] = []
+            var relationshipWork: [(plan: SQLiteWritePlan, key: Int64, values: StoreValues, slots: Set<Int>?)] = []
             for update in request.updated {
                 let values = resolved(update.snapshot.values)
                 let plan = writePlan(for: update.snapshot.objectID.entity)
@@ -142,7 +142,7 @@ extension SQLiteStore {
         }
     }
 
-    private func writeUpdate(_ update: StoreUpdate, values: ContiguousArray<StoreValue>, plan: SQLiteWritePlan, db: Database, store: NSPersistentStore) throws {
+    private func writeUpdate(_ update: StoreUpdate, values: StoreValues, plan: SQLiteWritePlan, db: Database, store: NSPersistentStore) throws {
         var columns: [(column: Int, source: SQLiteWritePlan.ColumnSource)] = []
         for slot in update.changedIndices.sorted() {
             columns.append(contentsOf: plan.columnsBySlot[slot] ?? [])
@@ -174,7 +174,7 @@ extension SQLiteStore {
 
     /// Writes the to-many relationships of a saved row: join-table pairs and `Z_FOK_` positions.
     /// `changedSlots` nil means a new row (every non-empty list is written).
-    private func writeRelationships(plan: SQLiteWritePlan, key: Int64, values: ContiguousArray<StoreValue>, changedSlots: Set<Int>?, db: Database) throws {
+    private func writeRelationships(plan: SQLiteWritePlan, key: Int64, values: StoreValues, changedSlots: Set<Int>?, db: Database) throws {
         for join in plan.joinRelationships {
             guard changedSlots?.contains(join.slot) ?? true, join.slot < values.count, case .objectIDs(let ids) = values[join.slot] else { continue }
             if changedSlots == nil && ids.isEmpty { continue }

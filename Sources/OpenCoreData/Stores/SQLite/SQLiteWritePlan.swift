@@ -97,7 +97,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
 
     /// Binds a column's value for a row at a 1-based position (keys already permanent).
     @inline(__always)
-    func bind(_ source: ColumnSource, in values: ContiguousArray<StoreValue>, schema: SQLiteSchema, to handle: SQLiteStatement, at index: Int32) {
+    func bind(_ source: ColumnSource, in values: StoreValues, schema: SQLiteSchema, to handle: SQLiteStatement, at index: Int32) {
         switch source {
         case .value(let slot):
             SQLiteRawBinding.bind(slot < values.count ? values[slot] : .null, to: handle, at: index)
@@ -114,7 +114,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
 
     /// The value of a column for a row's values (keys already permanent).
     @inline(__always)
-    func value(of source: ColumnSource, in values: ContiguousArray<StoreValue>, schema: SQLiteSchema) -> DatabaseValue {
+    func value(of source: ColumnSource, in values: StoreValues, schema: SQLiteSchema) -> DatabaseValue {
         switch source {
         case .value(let slot):
             return slot < values.count ? SQLiteValueCoding.databaseValue(values[slot]) : .null
