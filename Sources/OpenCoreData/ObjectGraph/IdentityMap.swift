@@ -104,15 +104,22 @@ package struct IdentityMap {
     }
 
     private mutating func insert(_ key: ObjectKey, _ object: Unmanaged<NSManagedObject>) {
-        if let index = find(key) {
-            entries[index].object = object
-            return
-        }
         if (count + 1) * 4 > entries.count * 3 { grow() }
         let mask = entries.count - 1
-        var carried = Entry(key: key, object: object)
         var index = home(key)
         var probe = 0
+        // One walk finds the key or the slot to take: in Robin Hood order the key cannot sit
+        // past an entry that is closer to its own home than the probe has come.
+        while entries[index].object != nil {
+            if entries[index].key == key {
+                entries[index].object = object
+                return
+            }
+            if distance(index) < probe { break }
+            index = (index + 1) & mask
+            probe += 1
+        }
+        var carried = Entry(key: key, object: object)
         while entries[index].object != nil {
             let resident = distance(index)
             if resident < probe {
@@ -145,6 +152,14 @@ package struct IdentityMap {
         }
         entries[hole].object = nil
         count -= 1
+    }
+
+    /// Makes room for `capacity` entries at once, so registering a fetch's rows rehashes at most once.
+    package mutating func reserveCapacity(_ capacity: Int) {
+        guard capacity * 4 > entries.count * 3 else { return }
+        var size = max(16, entries.count)
+        while capacity * 4 > size * 3 { size *= 2 }
+        rehash(capacity: size)
     }
 
     private mutating func grow() {

@@ -122,7 +122,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Subclasses that declare an initializer must also implement this one: fetches create
     /// instances through it.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
-        if entity.isAbstract && context != nil {
+        if context != nil && entity.isAbstract {
             CoreDataError.programmerError("Cannot create an instance of abstract entity '\(entity.name ?? "?")'.")
         }
         self.entity = entity

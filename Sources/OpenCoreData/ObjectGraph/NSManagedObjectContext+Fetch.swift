@@ -185,6 +185,7 @@ extension NSManagedObjectContext {
     func registeredObjects(for snapshots: [RowSnapshot], refresh: Bool) -> [NSManagedObject] {
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(snapshots.count)
+        registry.reserveCapacity(registry.count + snapshots.count)
         // Look the class up when the entity changes, not once per row (rows of one fetch are
         // nearly always of one entity).
         var lastEntity: NSEntityDescription?

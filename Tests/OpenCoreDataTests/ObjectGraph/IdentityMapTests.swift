@@ -19,6 +19,10 @@ struct IdentityMapTests {
             let key = NSManagedObjectID(entity: entities.randomElement(using: &generator)!,
                                         primaryKey: Int64.random(in: 1...700, using: &generator),
                                         handle: handles.randomElement(using: &generator)!).key
+            if step % 5_003 == 0 {
+                // Reserving room rehashes in place and keeps every entry.
+                map.reserveCapacity(map.count + Int.random(in: 0...3_000, using: &generator))
+            }
             if Int.random(in: 0..<3, using: &generator) == 0 {
                 map[key] = nil
                 expected[key] = nil
