@@ -251,9 +251,10 @@ extension NSManagedObject {
             needsDefaults = false
             return
         }
-        if committed == nil, let batch = faultBatch, let context = _context {
+        if let batch = faultBatch {
+            // A fired object no longer belongs to its batch (its row may have come with another's).
             faultBatch = nil
-            context.loadBatch(batch)
+            if committed == nil, let context = _context { context.loadBatch(batch) }
         }
         if committed == nil, let context = _context {
             do {

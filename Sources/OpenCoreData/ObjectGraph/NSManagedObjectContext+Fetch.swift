@@ -182,27 +182,33 @@ extension NSManagedObjectContext {
     }
 
     /// The registered objects for fetched rows, in order.
-    func registeredObjects(for snapshots: [RowSnapshot], refresh: Bool) -> [NSManagedObject] {
-        var objects: [NSManagedObject] = []
-        objects.reserveCapacity(snapshots.count)
-        registry.reserveCapacity(registry.count + snapshots.count)
+    func registeredObjects(for snapshots: consuming [RowSnapshot], refresh: Bool) -> [NSManagedObject] {
+        let count = snapshots.count
+        registry.reserveCapacity(registry.count + count)
+        // Snapshots are moved out of the array from its end (popLast moves; iterating would
+        // copy each one, retaining its ID and values), and objects are placed back to front.
+        var snapshots = snapshots
         // Look the class up when the entity changes, not once per row (rows of one fetch are
         // nearly always of one entity).
         var lastEntity: NSEntityDescription?
         var type: NSManagedObject.Type = NSManagedObject.self
-        for snapshot in snapshots {
-            let entity = snapshot.objectID.entity
-            if entity !== lastEntity {
-                lastEntity = entity
-                type = ClassRegistry.shared.objectClass(for: entity)
+        return [NSManagedObject](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var index = count
+            while let snapshot = snapshots.popLast() {
+                index -= 1
+                let entity = snapshot.objectID.entity
+                if entity !== lastEntity {
+                    lastEntity = entity
+                    type = ClassRegistry.shared.objectClass(for: entity)
+                }
+                (buffer.baseAddress.unsafelyUnwrapped + index).initialize(to: registeredObject(for: snapshot, refresh: refresh, type: type))
             }
-            objects.append(registeredObject(for: snapshot, refresh: refresh, type: type))
+            initialized = count
         }
-        return objects
     }
 
     /// The registered object for a fetched row, creating a fault that holds the row's values.
-    package func registeredObject(for snapshot: RowSnapshot, refresh: Bool, type: NSManagedObject.Type? = nil) -> NSManagedObject {
+    package func registeredObject(for snapshot: consuming RowSnapshot, refresh: Bool, type: NSManagedObject.Type? = nil) -> NSManagedObject {
         if let object = registry[snapshot.objectID]?.takeUnretainedValue() {
             if object.faulted {
                 object.committed = snapshot
@@ -219,10 +225,11 @@ extension NSManagedObjectContext {
     func registerBatched(_ ids: [NSManagedObjectID], batchSize: Int) -> [NSManagedObject] {
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(ids.count)
+        let window = BatchWindow()
         var start = 0
         while start < ids.count {
             let end = min(start + batchSize, ids.count)
-            let batch = FaultBatch(ids: Array(ids[start..<end]))
+            let batch = FaultBatch(ids: Array(ids[start..<end]), window: window)
             for id in ids[start..<end] {
                 let object = registry[id]?.takeUnretainedValue() ?? makeObject(for: id, snapshot: nil)
                 if object.faulted && object.committed == nil { object.faultBatch = batch }
@@ -246,6 +253,25 @@ extension NSManagedObjectContext {
             }
         } catch {
             Log.objectGraph.error("Could not load a batch of \(batch.ids.count) faults: \(error)")
+        }
+        if let window = batch.window {
+            for ids in window.loaded(batch.ids) { unloadBatch(ids, window: window) }
+        }
+    }
+
+    /// Turns the unchanged objects of a batch that fell out of its window back into faults, as
+    /// `refresh(_:mergeChanges: false)` would: iterating a large batched result then holds the
+    /// rows of the last few batches, not of every batch seen. Reading such an object again
+    /// loads its batch again, as Apple's batched results fault batches on demand.
+    private func unloadBatch(_ ids: [NSManagedObjectID], window: BatchWindow) {
+        var batch: FaultBatch?
+        for id in ids {
+            guard let object = registry[id]?.takeUnretainedValue(), !object.faulted,
+                  !object.insertedFlag, !object.deletedFlag, !object.hasChanges else { continue }
+            object.committed = nil
+            object.turnIntoFault()
+            if batch == nil { batch = FaultBatch(ids: ids, window: window) }
+            object.faultBatch = batch
         }
     }
 
@@ -275,7 +301,44 @@ extension NSManagedObjectContext {
 package final class FaultBatch {
     package let ids: [NSManagedObjectID]
     package var isLoaded = false
-    init(ids: [NSManagedObjectID]) { self.ids = ids }
+    /// The window of the fetch this batch came from; nil when rows are never released.
+    let window: BatchWindow?
+
+    init(ids: [NSManagedObjectID], window: BatchWindow? = nil) {
+        self.ids = ids
+        self.window = window
+    }
+}
+
+/// The batches one batched fetch loaded last, oldest first: their rows are kept, at least
+/// `minimumBatches` batches and about `rowBudget` rows; the rows of older batches are released.
+///
+/// It holds batches by their ID lists only (a batch holds its window, so holding batches would
+/// be a cycle); the faults of batches not loaded yet keep it alive.
+final class BatchWindow {
+    static let rowBudget = 2_000
+    static let minimumBatches = 2
+    private var loaded: [[NSManagedObjectID]] = []
+    private var first = 0
+    private var rows = 0
+
+    /// Records that a batch was loaded; returns the ID lists of the batches that fell out.
+    func loaded(_ ids: [NSManagedObjectID]) -> [[NSManagedObjectID]] {
+        loaded.append(ids)
+        rows += ids.count
+        var dropped: [[NSManagedObjectID]] = []
+        while loaded.count - first > Self.minimumBatches, rows - loaded[first].count >= Self.rowBudget {
+            dropped.append(loaded[first])
+            rows -= loaded[first].count
+            loaded[first] = []
+            first += 1
+        }
+        if first > 64 && first * 2 > loaded.count {
+            loaded.removeFirst(first)
+            first = 0
+        }
+        return dropped
+    }
 }
 
 /// What a store needs of a fetch request.

@@ -218,7 +218,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Creates and registers an object for a stored row, as a fault holding `snapshot` if given.
-    package func makeObject(for objectID: NSManagedObjectID, snapshot: RowSnapshot?, type knownType: NSManagedObject.Type? = nil) -> NSManagedObject {
+    package func makeObject(for objectID: NSManagedObjectID, snapshot: consuming RowSnapshot?, type knownType: NSManagedObject.Type? = nil) -> NSManagedObject {
         let type = knownType ?? ClassRegistry.shared.objectClass(for: objectID.entity)
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object._objectID = objectID
