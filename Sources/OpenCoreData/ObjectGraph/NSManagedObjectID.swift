@@ -18,7 +18,10 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
     /// The store's shared handle; nil for temporary IDs.
     package let storeHandle: StoreHandle?
     /// A value-type key for dictionaries: hashing and comparing it needs no dynamic dispatch.
-    package let key: ObjectKey
+    /// Computed, not stored: it repeats the fields above, and an ID is allocated per fetched row.
+    package var key: ObjectKey {
+        @inline(__always) get { ObjectKey(primaryKey: primaryKey, root: rootEntity, handle: storeHandle) }
+    }
     private var cachedHash: Int { key.hashBits }
 
     private static let temporaryCounter = Atomic<Int64>(0)
@@ -39,7 +42,6 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
         self.primaryKey = primaryKey
         self.isTemporaryID = false
         self.storeHandle = handle
-        self.key = ObjectKey(primaryKey: primaryKey, root: root, handle: handle)
     }
 
     package init(temporaryFor entity: NSEntityDescription) {
@@ -49,7 +51,6 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
         self.primaryKey = key
         self.isTemporaryID = true
         self.storeHandle = nil
-        self.key = ObjectKey(primaryKey: key, root: entity.rootEntity, handle: nil)
     }
 
     /// The identifier of the store that holds the object; empty for temporary IDs.
