@@ -80,10 +80,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// Current values; empty while the object is a fault or reads its committed values.
     @exclusivity(unchecked) package final var storedSlots: ContiguousArray<ObjectSlot> = []
-    /// Set while a fired, unchanged object of a plain entity (attributes only, no transformables)
-    /// reads its values straight from `committed`: firing a fault then copies nothing, and the
-    /// slots are built only when something needs them (a write, a relationship, validation…).
-    @exclusivity(unchecked) package final var readsCommitted = false
 
     /// Current values, built from `committed` first if the object was reading those.
     package final var slots: ContiguousArray<ObjectSlot> {
@@ -110,6 +106,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) package final var needsDefaults = false
     /// Set when the object's row could not be found while firing a fault.
     @exclusivity(unchecked) package final var inaccessible = false
+    /// Set while a fired, unchanged object of a plain entity (attributes only, no transformables)
+    /// reads its values straight from `committed`: firing a fault then copies nothing, and the
+    /// slots are built only when something needs them (a write, a relationship, validation…).
+    /// Declared with the other flags: stored properties are laid out in declaration order, and
+    /// here it shares their padding, so an object is 104 bytes (a 112-byte allocation, not 128).
+    @exclusivity(unchecked) package final var readsCommitted = false
     /// The batch this fault was fetched in; firing it loads the whole batch.
     @exclusivity(unchecked) package final var faultBatch: FaultBatch?
     /// Set while `NSManagedObject.keyName(for:)` probes a key path.
