@@ -67,7 +67,7 @@ package struct IdentityMap {
     @inline(__always)
     private func home(_ key: ObjectKey) -> Int {
         var offset = UInt64(UInt(bitPattern: key.root)) &>> 4
-        if let store = key.store { offset ^= UInt64(UInt(bitPattern: store)) &<< 7 }
+        offset ^= UInt64(key.store) &<< 7
         offset &*= 0x9E37_79B9_7F4A_7C15
         let primaryKey = UInt64(bitPattern: key.primaryKey)
         if !scrambled {

@@ -225,6 +225,7 @@ extension NSManagedObjectContext {
     func registerBatched(_ ids: [NSManagedObjectID], batchSize: Int) -> [NSManagedObject] {
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(ids.count)
+        registry.reserveCapacity(registry.count + ids.count)
         let window = BatchWindow()
         var start = 0
         while start < ids.count {

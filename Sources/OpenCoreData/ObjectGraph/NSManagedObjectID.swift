@@ -97,22 +97,24 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
 package struct ObjectKey: Hashable, Sendable {
     package let primaryKey: Int64
     let root: ObjectIdentifier
-    let store: ObjectIdentifier?
+    /// The store handle's address; 0 for a temporary ID. Not an `ObjectIdentifier?`, whose
+    /// extra tag byte would make the key, and each identity-map entry, a word larger.
+    let store: UInt
 
     init(primaryKey: Int64, root: NSEntityDescription, handle: StoreHandle?) {
         self.primaryKey = primaryKey
         self.root = ObjectIdentifier(root)
-        self.store = handle.map(ObjectIdentifier.init)
+        self.store = handle.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
     }
 
-    private init(primaryKey: Int64, root: ObjectIdentifier, store: ObjectIdentifier?) {
+    private init(primaryKey: Int64, root: ObjectIdentifier, store: UInt) {
         self.primaryKey = primaryKey
         self.root = root
         self.store = store
     }
 
     /// A placeholder for empty slots of `IdentityMap`.
-    static let empty = ObjectKey(primaryKey: 0, root: ObjectIdentifier(NSManagedObject.self), store: nil)
+    static let empty = ObjectKey(primaryKey: 0, root: ObjectIdentifier(NSManagedObject.self), store: 0)
 
     package func hash(into hasher: inout Hasher) {
         hasher.combine(primaryKey)
@@ -121,7 +123,7 @@ package struct ObjectKey: Hashable, Sendable {
 
     /// A cheap mix for `NSObject.hash`.
     var hashBits: Int {
-        Int(truncatingIfNeeded: primaryKey &* -7_046_029_254_386_353_131) ^ root.hashValue ^ (store == nil ? 0x5bd1e995 : 0)
+        Int(truncatingIfNeeded: primaryKey &* -7_046_029_254_386_353_131) ^ root.hashValue ^ (store == 0 ? 0x5bd1e995 : 0)
     }
 }
 
