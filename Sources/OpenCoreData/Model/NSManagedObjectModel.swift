@@ -39,8 +39,18 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// The entities keyed by name.
+    ///
+    /// Built once when the model is frozen (every fetch by entity name asks); an editable model
+    /// builds it per call, since its entities and their names may still change.
     open var entitiesByName: [String: NSEntityDescription] {
-        Dictionary(_entities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
+        if let frozen = frozenEntitiesByName.withLock({ $0 }) { return frozen }
+        return Self.index(_entities)
+    }
+
+    private let frozenEntitiesByName = Mutex<[String: NSEntityDescription]?>(nil)
+
+    private static func index(_ entities: [NSEntityDescription]) -> [String: NSEntityDescription] {
+        Dictionary(entities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The names of the model's configurations.
@@ -105,6 +115,8 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
                 number += 1
             }
             for entity in _entities { entity.freeze() }
+            let index = Self.index(_entities)
+            frozenEntitiesByName.withLock { $0 = index }
             frozen = true
         }
     }

@@ -50,6 +50,9 @@ struct ModelTests {
         copy.entitiesByName["TodoEntity"]?.name = "Todo"
         #expect(copy.entitiesByName["Todo"] != nil)
         #expect(model.entitiesByName["TodoEntity"] != nil)
+        // The frozen model's index (built once at freeze) names every entity.
+        #expect(Set(model.entitiesByName.keys) == Set(model.entities.compactMap(\.name)))
+        #expect(model.entitiesByName["TodoEntity"] === model.entities.first { $0.name == "TodoEntity" })
         let todo = copy.entitiesByName["Todo"]!
         #expect((todo.relationshipsByName["tags"]?.destinationEntity?.name) == "TagEntity")
         #expect(todo.relationshipsByName["tags"]?.inverseRelationship?.name == "todos")

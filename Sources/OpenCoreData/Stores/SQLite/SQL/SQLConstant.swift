@@ -20,6 +20,13 @@ package enum SQLConstant {
     /// The classification of a constant, in the order `ValueComparison` tests types.
     package static func classify(_ raw: Any?) -> Classification {
         guard let value = PredicateValue.unwrap(raw) else { return .null }
+        // The usual constants of a lookup, by exact type: a metatype comparison is cheap, while
+        // each failed `as?` below is a full dynamic cast (a single-row fetch paid a dozen).
+        let type = type(of: value)
+        if type == String.self, let string = value as? String { return .value(.string, string.databaseValue) }
+        if type == UUID.self, let uuid = value as? UUID { return .value(.uuid, SQLiteValueCoding.databaseValue(.uuid(uuid))) }
+        if type == Int.self, let int = value as? Int { return .value(.number(isInteger: true), Int64(int).databaseValue) }
+        if type == Int64.self, let int = value as? Int64 { return .value(.number(isInteger: true), int.databaseValue) }
         if let number = PredicateNumber(value) {
             switch number {
             case .int(let int): return .value(.number(isInteger: true), int.databaseValue)
