@@ -11,7 +11,11 @@ struct BatchedFetchTests {
     static let batchSize = 500
 
     private func makeContext() throws -> NSManagedObjectContext {
-        let context = try StoreKind.sqlite.context(TestModels.todoModel())
+        try seeded(StoreKind.sqlite.context(TestModels.todoModel()))
+    }
+
+    /// Saves `rowCount` todos (priority = index) and resets the context.
+    private func seeded(_ context: NSManagedObjectContext) throws -> NSManagedObjectContext {
         try context.performAndWait {
             for index in 0..<Self.rowCount {
                 let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
@@ -77,16 +81,7 @@ struct BatchedFetchTests {
     @Test("A row deleted elsewhere after its batch was released reads as a tombstone, not a crash")
     func deletedAfterRelease() throws {
         let url = TestStoreFiles.newStoreURL()
-        let context = try TestModels.sqliteContext(TestModels.todoModel(), url: url)
-        try context.performAndWait {
-            for index in 0..<Self.rowCount {
-                let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
-                todo.setValue("T\(index)", forKey: "title")
-                todo.setValue(index, forKey: "priority")
-            }
-            try context.save()
-            context.reset()
-        }
+        let context = try seeded(TestModels.sqliteContext(TestModels.todoModel(), url: url))
         let items = try context.performAndWait {
             let items = try context.fetch(batchedRequest())
             for item in items { _ = item.value(forKey: "priority") }
