@@ -267,8 +267,8 @@ extension NSManagedObjectContext {
     private func unloadBatch(_ ids: [NSManagedObjectID], window: BatchWindow) {
         var batch: FaultBatch?
         for id in ids {
-            guard let object = registry[id]?.takeUnretainedValue(), !object.faulted,
-                  !object.insertedFlag, !object.deletedFlag, !object.hasChanges else { continue }
+            // hasChanges covers inserted and deleted objects too.
+            guard let object = registry[id]?.takeUnretainedValue(), !object.faulted, !object.hasChanges else { continue }
             object.committed = nil
             object.turnIntoFault()
             if batch == nil { batch = FaultBatch(ids: ids, window: window) }
