@@ -41,16 +41,42 @@ public struct ManagedMacro: AccessorMacro {
         guard diagnostics.isEmpty, let propertyName else {
             throw DiagnosticsError(diagnostics: diagnostics)
         }
-        let key: String
         switch keyArgument {
-        case .absent: key = propertyName
-        case .key(let customKey): key = customKey
+        case .absent:
+            if let primitiveKey = primitiveKey(of: propertyName) {
+                // `primitiveTitle` is the primitive accessor of `title`: read as `title` is
+                // read, written without change notifications (Apple's `primitive<Key>`).
+                let keyLiteral = StringLiteralExprSyntax(content: primitiveKey)
+                return [
+                    AccessorDeclSyntax("get { managedValue(forKey: \(keyLiteral)) }"),
+                    AccessorDeclSyntax("set { setManagedPrimitiveValue(newValue, forKey: \(keyLiteral)) }"),
+                ]
+            }
+            return accessors(forKey: propertyName)
+        case .key(let customKey):
+            return accessors(forKey: customKey)
         }
+    }
+
+    private static func accessors(forKey key: String) -> [AccessorDeclSyntax] {
         let keyLiteral = StringLiteralExprSyntax(content: key)
         return [
             AccessorDeclSyntax("get { managedValue(forKey: \(keyLiteral)) }"),
             AccessorDeclSyntax("set { setManagedValue(newValue, forKey: \(keyLiteral)) }"),
         ]
+    }
+
+    /// The key whose primitive accessor a property name declares: `primitiveUpdatedAt` →
+    /// `updatedAt`, following Key-Value Coding's `primitive<Key>` with the key's first letter
+    /// capitalized. Nil for other names (`primitive`, `primitives`).
+    ///
+    /// An attribute literally named `primitiveX` is declared with `@Managed("primitiveX")`.
+    static func primitiveKey(of name: String) -> String? {
+        let prefix = "primitive"
+        guard name.hasPrefix(prefix) else { return nil }
+        let rest = name.dropFirst(prefix.count)
+        guard let first = rest.first, first.isUppercase else { return nil }
+        return first.lowercased() + rest.dropFirst()
     }
 
     // MARK: - Checks

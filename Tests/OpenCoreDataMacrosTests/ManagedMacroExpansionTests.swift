@@ -26,6 +26,61 @@ struct ManagedMacroExpansionTests {
         )
     }
 
+    @Test("primitive<Key> reads <key> and writes it as setPrimitiveValue does (Apple's primitive accessors)")
+    func primitiveAccessor() {
+        assertManagedExpansion(
+            """
+            final class Todo: NSManagedObject {
+                @Managed private var primitiveUpdatedAt: Date?
+            }
+            """,
+            expandedSource: """
+                final class Todo: NSManagedObject {
+                    private var primitiveUpdatedAt: Date? {
+                        get {
+                            managedValue(forKey: "updatedAt")
+                        }
+                        set {
+                            setManagedPrimitiveValue(newValue, forKey: "updatedAt")
+                        }
+                    }
+                }
+                """
+        )
+    }
+
+    @Test("Names that only start with 'primitive', and explicit keys, are ordinary properties")
+    func notPrimitiveAccessors() {
+        assertManagedExpansion(
+            """
+            final class Todo: NSManagedObject {
+                @Managed var primitives: Int16
+                @Managed("primitiveColor") var primitiveColor: String?
+            }
+            """,
+            expandedSource: """
+                final class Todo: NSManagedObject {
+                    var primitives: Int16 {
+                        get {
+                            managedValue(forKey: "primitives")
+                        }
+                        set {
+                            setManagedValue(newValue, forKey: "primitives")
+                        }
+                    }
+                    var primitiveColor: String? {
+                        get {
+                            managedValue(forKey: "primitiveColor")
+                        }
+                        set {
+                            setManagedValue(newValue, forKey: "primitiveColor")
+                        }
+                    }
+                }
+                """
+        )
+    }
+
     @Test(
         "Every property shape expands the same way, whatever its type",
         arguments: [

@@ -16,6 +16,15 @@
 /// `managedValue(forKey:)` and whose setter calls `setManagedValue(_:forKey:)`,
 /// so the declared type picks how the value is read and written.
 ///
+/// A property named `primitive<Key>` is the primitive accessor of `<key>`, as Core Data
+/// provides for every modeled property: it reads the value and writes it as
+/// `setPrimitiveValue(_:forKey:)` does, without change notifications.
+///
+/// ```swift
+/// @Managed private var primitiveUpdatedAt: Date?
+/// override func willSave() { primitiveUpdatedAt = Date() }
+/// ```
+///
 /// See [`NSManaged`](https://developer.apple.com/documentation/swift/nsmanaged)
 /// for the attribute this replaces.
 @attached(accessor)

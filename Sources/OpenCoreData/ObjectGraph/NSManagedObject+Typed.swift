@@ -224,11 +224,23 @@ extension NSManagedObject {
     /// caller then goes through `setValue(_:forKey:)`.
     @usableFromInline
     package final func _setManagedStoreValue(_ value: StoreValueRepresentation?, forKey key: String) -> Bool {
+        _setManagedStoreValue(value, forKey: key, notifying: true)
+    }
+
+    /// Writes a typed attribute value in store form as `setPrimitiveValue(_:forKey:)` does: the
+    /// change is tracked, but `willChangeValue`/`didChangeValue` are not called.
+    @usableFromInline
+    package final func _setManagedPrimitiveStoreValue(_ value: StoreValueRepresentation?, forKey key: String) -> Bool {
+        _setManagedStoreValue(value, forKey: key, notifying: false)
+    }
+
+    @inline(__always)
+    private func _setManagedStoreValue(_ value: StoreValueRepresentation?, forKey key: String, notifying: Bool) -> Bool {
         let index = slotIndex(forKey: key)
         guard !layout.isRelationship[index], !AttributeConversion.isCustom(layout.attributeTypes[index]) else { return false }
-        willChangeValue(forKey: key)
+        if notifying { willChangeValue(forKey: key) }
         setStoreValue(value.map { normalized($0.value, at: index) } ?? .null, at: index)
-        didChangeValue(forKey: key)
+        if notifying { didChangeValue(forKey: key) }
         return true
     }
 
@@ -331,6 +343,35 @@ extension NSManagedObject {
     public func setManagedValue<Value>(_ value: Value, forKey key: String) {
         // `Value` is often an optional (`NSNumber?`): pass its payload, not an `Optional` boxed in `Any`.
         setValue(flattenedOptional(value), forKey: key)
+    }
+
+    // MARK: - Primitive accessors (`@Managed var primitiveTitle: String?`)
+
+    // Apple implements `primitive<Key>` for every modeled property. `@Managed` reads them with
+    // the `managedValue(forKey:)` overloads of `<key>` and writes them with these, which behave
+    // as `setPrimitiveValue(_:forKey:)`: no `willChangeValue`/`didChangeValue`.
+
+    /// Writes a non-optional attribute's primitive value (`@Managed var primitiveCount: Int64`).
+    @inlinable
+    public func setManagedPrimitiveValue<Value: ManagedAttributeValue>(_ value: Value, forKey key: String) {
+        if !_setManagedPrimitiveStoreValue(value.managedStoreValue, forKey: key) { setPrimitiveValue(value, forKey: key) }
+    }
+
+    /// Writes an optional attribute's primitive value (`@Managed var primitiveTitle: String?`).
+    @inlinable
+    public func setManagedPrimitiveValue<Value: ManagedAttributeValue>(_ value: Value?, forKey key: String) {
+        guard let value else {
+            if !_setManagedPrimitiveStoreValue(nil, forKey: key) { setPrimitiveValue(nil, forKey: key) }
+            return
+        }
+        setManagedPrimitiveValue(value, forKey: key)
+    }
+
+    /// Writes any other property's primitive value (relationships, transformables) through
+    /// `setPrimitiveValue(_:forKey:)`.
+    @_disfavoredOverload
+    public func setManagedPrimitiveValue<Value>(_ value: Value, forKey key: String) {
+        setPrimitiveValue(flattenedOptional(value), forKey: key)
     }
 
     // MARK: - Helpers
