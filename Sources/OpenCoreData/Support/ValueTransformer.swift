@@ -85,7 +85,20 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
     }
 }
 
-/// Archives values with `NSKeyedArchiver` and unarchives them; Apple's default transformer.
+/// Unarchives `Data` into objects of its allowed classes, and archives objects back into `Data`.
+///
+/// As Apple's: the forward direction, `transformedValue(_:)`, takes the archived `Data` and
+/// returns the object; `reverseTransformedValue(_:)` archives an object (secure coding). Core
+/// Data runs this kind of transformer backwards for transformable attributes: the stored bytes
+/// come from `reverseTransformedValue(_:)`. Subclasses list their classes in
+/// `allowedTopLevelClasses`:
+///
+/// ```swift
+/// final class ColorTransformer: NSSecureUnarchiveFromDataTransformer {
+///     override class var allowedTopLevelClasses: [AnyClass] { [Color.self] }
+/// }
+/// ValueTransformer.setValueTransformer(ColorTransformer(), forName: .init("ColorTransformer"))
+/// ```
 ///
 /// Mirrors <https://developer.apple.com/documentation/foundation/nssecureunarchivefromdatatransformer>.
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
@@ -95,18 +108,26 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
     }
 
     open override class func allowsReverseTransformation() -> Bool { true }
-    open override class func transformedValueClass() -> AnyClass { NSData.self }
+    open override class func transformedValueClass() -> AnyClass { NSObject.self }
 
-    /// The archived `Data` of a value.
+    /// The object unarchived from `Data`; nil when the bytes are not a keyed archive whose
+    /// top-level object is of an allowed class.
+    ///
+    /// The archive is checked with OpenCoreData's bounds-checked property-list reader first:
+    /// the bytes come from store files, and Foundation's unarchiver can trap on corrupt ones.
     open override func transformedValue(_ value: Any?) -> Any? {
-        guard let value else { return nil }
-        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false)
+        guard let data = value as? Data, KeyedArchiveCheck.isReadable(data) else { return nil }
+        let allowed = type(of: self).allowedTopLevelClasses
+        guard let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) else { return nil }
+        guard let instance = object as? NSObject,
+              allowed.contains(where: { instance.isKind(of: $0) }) else { return nil }
+        return object
     }
 
-    /// The value unarchived from `Data`; nil when the bytes are not a keyed archive.
+    /// The secure keyed archive of an object; nil for nil or an object that cannot be archived.
     open override func reverseTransformedValue(_ value: Any?) -> Any? {
-        guard let data = value as? Data else { return nil }
-        return try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data)
+        guard let value, !(value is NSNull) else { return nil }
+        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
     }
 }
 
