@@ -19,7 +19,7 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     private let lock = Mutex<NSManagedObjectContext?>(nil)
 
     /// Creates a container with a model.
-    public init(name: String, managedObjectModel model: NSManagedObjectModel) {
+    public required init(name: String, managedObjectModel model: NSManagedObjectModel) {
         self.name = name
         self.managedObjectModel = model
         self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -78,8 +78,14 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     }
 
     /// Runs a block on a new background context and returns its value.
-    open func performBackgroundTask<T: Sendable, E: Error>(_ block: @escaping @Sendable (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
+    ///
+    /// Apple's signature: the block is not `@Sendable` and `T` need not be `Sendable`. The caller
+    /// is suspended while the block runs on the context's queue, so what it captures is not used
+    /// by both at once from this call; it must not be shared with other tasks meanwhile.
+    open func performBackgroundTask<T, E: Error>(_ block: @escaping (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
         let context = newBackgroundContext()
-        return try await context.perform(schedule: .enqueued) { () throws(E) -> T in try block(context) }
+        // Unchecked: see above; the box only carries the block to the context's queue.
+        let box = UncheckedBox(block)
+        return try await context.perform(schedule: .enqueued) { () throws(E) -> T in try box.value(context) }
     }
 }

@@ -144,11 +144,21 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// Creates an object of the entity that names this class, and inserts it into `context`.
-    public convenience init(context: NSManagedObjectContext) {
+    ///
+    /// `required`, so that class methods can write `Self(context: context)`.
+    public required convenience init(context: NSManagedObjectContext) {
         guard let entity = Self.entity(in: context) else {
             CoreDataError.programmerError("No entity in the context's model has class '\(Self.className)'. Set managedObjectClassName or use init(entity:insertInto:).")
         }
         self.init(entity: entity, insertInto: context)
+    }
+
+    /// Creates an object of this class's entity (``entity()``) that belongs to no context.
+    ///
+    /// Apple's objects inherit `init()` from `NSObject`. Insert the object with
+    /// `context.insert(_:)` to save it.
+    public override convenience init() {
+        self.init(entity: Self.entity(), insertInto: nil)
     }
 
     deinit {
@@ -202,14 +212,21 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     // MARK: - Class and entity lookup
 
     /// The entity of this class in the models loaded so far.
+    ///
+    /// As on Apple platforms, a class that no loaded model claims gets an entity with no name
+    /// and no properties (its `managedObjectClassName` is the class's name), not a failure.
     open class func entity() -> NSEntityDescription {
-        guard let entity = ClassRegistry.shared.entity(for: self) else {
-            CoreDataError.programmerError("No loaded model has an entity with class '\(className)'.")
-        }
-        return entity
+        if let entity = ClassRegistry.shared.entity(for: self) { return entity }
+        let unnamed = NSEntityDescription()
+        unnamed.managedObjectClassName = String(reflecting: self)
+        return unnamed
     }
 
     /// A fetch request for this class's entity.
+    ///
+    /// Disfavored, so that `Todo.fetchRequest()` with no type annotation picks the typed
+    /// `fetchRequest() -> NSFetchRequest<Todo>` that generated classes declare.
+    @_disfavoredOverload
     open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
         NSFetchRequest<NSFetchRequestResult>(entityName: entity().name ?? className)
     }

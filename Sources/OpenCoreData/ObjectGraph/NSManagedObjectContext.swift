@@ -156,7 +156,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Runs a block on the context's queue and returns its value asynchronously.
-    open func perform<T: Sendable, E: Error>(schedule: ScheduledTaskType = .immediate, _ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+    ///
+    /// As Apple's, `T` need not be `Sendable`: the value is made in the block and handed back
+    /// once, so the caller owns it (for managed objects, use them on the context's queue only).
+    open func perform<T, E: Error>(schedule: ScheduledTaskType = .immediate, _ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         if schedule == .immediate, isOnQueue {
             return try block()
         }
