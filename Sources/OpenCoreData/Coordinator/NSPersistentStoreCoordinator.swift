@@ -24,7 +24,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     static let rowCacheLimit = 100_000
 
     /// Creates a coordinator for a model, freezing the model.
-    public init(managedObjectModel model: NSManagedObjectModel) {
+    public required init(managedObjectModel model: NSManagedObjectModel) {
         model.freeze()
         self.managedObjectModel = model
         super.init()
@@ -56,6 +56,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                                                configuration: configuration, model: managedObjectModel)
         store.persistentStoreCoordinator = self
         state.withLock { $0.stores.append(store) }
+        postStoresDidChange(added: [store])
         return store
     }
 
@@ -80,6 +81,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// Removes a store.
     open func remove(_ store: NSPersistentStore) throws {
+        if store.persistentStoreCoordinator === self {
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
+        }
         let removed = state.withLock { state -> Bool in
             guard let index = state.stores.firstIndex(where: { $0 === store }) else { return false }
             state.stores.remove(at: index)
@@ -91,6 +95,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         store.backend.close()
         store.persistentStoreCoordinator = nil
+        postStoresDidChange(removed: [store])
     }
 
     /// The store at a URL, or nil.
@@ -313,12 +318,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     // MARK: - Writing
 
     /// Permanent IDs for new objects of these entities, reserved in their stores.
-    func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+    /// With `store`, the IDs are reserved there (`assign(_:to:)`); the store must hold the entities.
+    func permanentIDs(for entities: [NSEntityDescription], in chosenStore: NSPersistentStore? = nil) throws -> [NSManagedObjectID] {
         var counts: [ObjectIdentifier: (NSEntityDescription, Int)] = [:]
         for entity in entities { counts[ObjectIdentifier(entity.rootEntity), default: (entity.rootEntity, 0)].1 += 1 }
         var next: [ObjectIdentifier: (NSPersistentStore, Int64)] = [:]
         for (key, (root, count)) in counts {
-            guard let store = stores(for: root, affectedStores: nil).first else {
+            guard let store = stores(for: root, affectedStores: chosenStore.map { [$0] }).first else {
                 throw CoreDataError.make(NSPersistentStoreSaveError, "No store of the coordinator holds entity '\(root.name ?? "?")'.")
             }
             next[key] = (store, try store.backend.allocatePrimaryKeys(for: root, count: count, store: store))

@@ -4,6 +4,8 @@ import Foundation
 
 /// Generic validation error.
 public let NSManagedObjectValidationError = 1550
+/// One or more uniqueness constraints were violated.
+public let NSManagedObjectConstraintValidationError = 1551
 /// Several validation errors; `NSDetailedErrorsKey` lists them.
 public let NSValidationMultipleErrorsError = 1560
 /// A non-optional property is nil.
@@ -65,17 +67,25 @@ public let NSPersistentStoreOperationError = 134070
 public let NSPersistentStoreOpenError = 134080
 /// A store's timeout expired.
 public let NSPersistentStoreTimeoutError = 134090
+/// A store was passed a request type it does not understand.
+public let NSPersistentStoreUnsupportedRequestTypeError = 134091
 /// The store's model version hashes do not match the model.
 public let NSPersistentStoreIncompatibleVersionHashError = 134100
 /// Migration failed.
 public let NSMigrationError = 134110
+/// Migration failed because a uniqueness constraint was violated.
+public let NSMigrationConstraintViolationError = 134111
 /// Migration was cancelled.
 public let NSMigrationCancelledError = 134120
 /// No model matches the store for migration.
 public let NSMigrationMissingSourceModelError = 134130
 /// No mapping model was found.
 public let NSMigrationMissingMappingModelError = 134140
-/// An entity's SQL file could not be found.
+/// Migration failed because of a problem with the source store.
+public let NSMigrationManagerSourceStoreError = 134150
+/// Migration failed because of a problem with the destination store.
+public let NSMigrationManagerDestinationStoreError = 134160
+/// An entity migration policy failed.
 public let NSEntityMigrationPolicyError = 134170
 /// An SQLite error occurred.
 public let NSSQLiteError = 134180
@@ -83,6 +93,8 @@ public let NSSQLiteError = 134180
 public let NSInferredMappingModelError = 134190
 /// The external record is invalid.
 public let NSExternalRecordImportError = 134200
+/// The history token passed to a persistent history request has expired.
+public let NSPersistentHistoryTokenExpiredError = 134301
 
 // MARK: - userInfo keys
 
