@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import CoreDataTool
 
@@ -33,6 +34,13 @@ struct EndToEndTests {
     /// Inputs that are not stores, each given to every store command.
     static let badStores = ["missing", "folder", "empty", "text", "plain SQLite", "truncated"]
 
+    /// The test model's export as a file for `import`.
+    static func writeExport() throws -> String {
+        let url = TemporaryFiles.folder().appendingPathComponent("import.json")
+        try Data(TestModel.export.utf8).write(to: url)
+        return url.path
+    }
+
     @Test("Bad store paths give one error line, exit code 2 and no trap", arguments: badStores)
     func badStore(kind: String) throws {
         let folder = TemporaryFiles.folder()
@@ -42,11 +50,17 @@ struct EndToEndTests {
         case "empty": try Data().write(to: URL(fileURLWithPath: path))
         case "text": try Data("just some text, not a database at all, long enough for a header check…".utf8).write(to: URL(fileURLWithPath: path))
         case "plain SQLite":
-            let made = try Harness.runProcess(Harness.sqlite3, [path, "CREATE TABLE t (x); INSERT INTO t VALUES (1);"])
-            #expect(made.exitCode == 0)
+            // Made with GRDB, not the sqlite3 shell, so that the case runs on a fresh machine.
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in try db.execute(sql: "CREATE TABLE t (x); INSERT INTO t VALUES (1);") }
+            try queue.close()
         case "truncated":
-            let fixtures = try CLIFixtures.require()
-            let data = try Data(contentsOf: fixtures.appendingPathComponent("stores/CoreDataPlus-2018/Tests/SampleModelV2.sqlite"))
+            // A Core Data store made here (the fixtures need not be beside the clone), cut short.
+            let made = folder.appendingPathComponent("whole.sqlite").path
+            let imported = Harness.run(["import", made, try Self.writeExport(), "--model", try TestModel.write()])
+            #expect(imported.exitCode == 0, "\(imported.err)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: made))
+            #expect(data.count > 5000)
             try data.prefix(5000).write(to: URL(fileURLWithPath: path))
         default: break
         }
