@@ -67,6 +67,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     private struct State {
         var metadata: [String: Any]
+        /// Bumped by every assignment of `metadata`; the store writes it with its next save.
+        var metadataGeneration = 0
+        var savedMetadataGeneration = 0
     }
     private let state: Mutex<UncheckedBox<State>>
 
@@ -107,9 +110,35 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     }
 
     /// The store's metadata: type, UUID, model version hashes and any keys set by the app.
+    ///
+    /// An assigned dictionary is written to the store with the next save that reaches it, in
+    /// that save's transaction, as Apple documents; until then the file keeps the old one.
     open var metadata: [String: Any]! {
         get { state.withLock { $0.value.metadata } }
-        set { state.withLock { box in var s = box.value; s.metadata = newValue ?? [:]; box = UncheckedBox(s) } }
+        set {
+            state.withLock { box in
+                var s = box.value
+                s.metadata = newValue ?? [:]
+                s.metadataGeneration += 1
+                box = UncheckedBox(s)
+            }
+        }
+    }
+
+    /// The metadata to write with the next save, and its generation; nil when it is written.
+    package func pendingMetadata() -> (metadata: [String: Any], generation: Int)? {
+        state.withLock { box in
+            box.value.metadataGeneration == box.value.savedMetadataGeneration ? nil : (box.value.metadata, box.value.metadataGeneration)
+        }
+    }
+
+    /// Records that a save wrote the metadata of `generation`.
+    package func metadataWasSaved(generation: Int) {
+        state.withLock { box in
+            var s = box.value
+            s.savedMetadataGeneration = max(s.savedMetadataGeneration, generation)
+            box = UncheckedBox(s)
+        }
     }
 
     /// The entities this store holds.

@@ -120,18 +120,29 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         store.metadata ?? [:]
     }
 
-    /// Sets the metadata of a store; it is written with the store's next save (SQLite: at once).
+    /// Sets the metadata of a store; it is written with the next save that reaches the store,
+    /// in that save's transaction.
+    ///
+    /// The store's type and UUID are always kept, and so are the model version keys when the
+    /// new dictionary leaves them out: without them the file could not be opened again.
+    ///
+    /// Mirrors <https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/setmetadata(_:for:)>.
     open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
         var merged = metadata ?? [:]
+        let current = store.metadata ?? [:]
+        for key in Self.storeManagedMetadataKeys where merged[key] == nil {
+            merged[key] = current[key]
+        }
         merged[NSStoreTypeKey] = store.type
         merged[NSStoreUUIDKey] = store.identifier
         store.metadata = merged
-        do {
-            try store.backend.saveMetadata(merged, store: store)
-        } catch {
-            Log.store.error("Could not write metadata of \(store): \(error)")
-        }
     }
+
+    /// The metadata keys the store itself writes, kept when an app's dictionary omits them.
+    private static let storeManagedMetadataKeys = [
+        NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey, NSStoreModelVersionHashesVersionKey,
+        NSPersistenceFrameworkVersionKey, NSStoreModelVersionChecksumKey,
+    ]
 
     // MARK: - Contexts
 
@@ -342,7 +353,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let stores = persistentStores
         if stores.count == 1, let store = stores.first {
             try checkWritable(store)
-            return try store.backend.save(request, store: store)
+            var request = request
+            let pending = store.pendingMetadata()
+            request.metadata = pending?.metadata
+            let result = try store.backend.save(request, store: store)
+            if let pending { store.metadataWasSaved(generation: pending.generation) }
+            return result
         }
         var byStore: [ObjectIdentifier: (NSPersistentStore, StoreSaveRequest)] = [:]
         func bucket(_ store: NSPersistentStore) -> ObjectIdentifier {
@@ -370,10 +386,18 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             guard let target = store(for: delete.objectID) else { continue }
             byStore[bucket(target)]!.1.deleted.append(delete)
         }
+        // Stores whose metadata was assigned take part in the save even without row changes.
+        var pendingMetadata: [ObjectIdentifier: Int] = [:]
+        for store in stores where !store.isReadOnly {
+            guard let pending = store.pendingMetadata() else { continue }
+            byStore[bucket(store)]!.1.metadata = pending.metadata
+            pendingMetadata[ObjectIdentifier(store)] = pending.generation
+        }
         var result = StoreSaveResult()
         for (store, storeRequest) in byStore.values {
             try checkWritable(store)
             let partial = try store.backend.save(storeRequest, store: store)
+            if let generation = pendingMetadata[ObjectIdentifier(store)] { store.metadataWasSaved(generation: generation) }
             result.permanentIDs.merge(partial.permanentIDs) { first, _ in first }
         }
         return result

@@ -44,9 +44,6 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// Writes a save in one transaction, or throws `StoreSaveConflicts` / an error and writes nothing.
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult
 
-    /// Writes the store's metadata.
-    func saveMetadata(_ metadata: [String: Any], store: NSPersistentStore) throws
-
     /// Closes files; called when the store is removed from its coordinator.
     func close()
 }
@@ -100,6 +97,8 @@ package struct StoreSaveRequest {
     package var deleted: [StoreDelete] = []
     package var transactionAuthor: String?
     package var contextName: String?
+    /// Metadata assigned since the last save, written in the same transaction.
+    package var metadata: [String: Any]?
 
     package init() {}
 }

@@ -46,7 +46,33 @@ struct SQLiteStoreTests {
         #expect(first.version == 1)
     }
 
-    @Test("setMetadata writes Z_PLIST; metadataForPersistentStore reads it back without a coordinator")
+    @Test("Assigning store.metadata is written with the next save; a failed save writes neither rows nor metadata")
+    func metadataAssignmentIsTransactional() throws {
+        let note = TestModels.entity("Note", [TestModels.attribute("title", .stringAttributeType, optional: false)])
+        let model = NSManagedObjectModel()
+        model.entities = [note]
+        let url = TestStoreFiles.newStoreURL()
+        let context = try TestModels.sqliteContext(model, url: url)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let store = try #require(coordinator.persistentStores.first)
+        var metadata: [String: Any] = store.metadata
+        metadata["Revision"] = 3
+        store.metadata = metadata
+        try context.performAndWait {
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+            #expect(throws: (any Error).self) { try context.save() }
+            let afterFailure = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+            #expect(afterFailure["Revision"] == nil)
+            object.setValue("Fixed", forKey: "title")
+            try context.save()
+        }
+        try coordinator.remove(store)
+        let read = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect((read["Revision"] as? NSNumber)?.intValue == 3)
+        #expect(SQLiteMetadata.versionHashes(in: read) == model.entityVersionHashesByName)
+    }
+
+    @Test("setMetadata is written to Z_PLIST by the next save; metadataForPersistentStore reads it back without a coordinator")
     func metadataAPI() throws {
         let url = TestStoreFiles.newStoreURL()
         let context = try TestModels.sqliteContext(TestModels.todoModel(), url: url)
@@ -57,6 +83,14 @@ struct SQLiteStoreTests {
         metadata["AppSchemaRevision"] = 7
         metadata["Importer"] = "nightly"
         coordinator.setMetadata(metadata, for: store)
+        #expect(coordinator.metadata(for: store)["Importer"] as? String == "nightly")
+        // Apple writes it "during the next save operation executed on" the store.
+        let unsaved = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(unsaved["Importer"] == nil)
+        try context.performAndWait {
+            _ = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            try context.save()
+        }
         try coordinator.remove(store)
 
         var read = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)

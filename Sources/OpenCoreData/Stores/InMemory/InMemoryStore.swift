@@ -191,7 +191,6 @@ final class InMemoryStore: PersistentStoreBackend {
         return entity
     }
 
-    func saveMetadata(_ metadata: [String: Any], store: NSPersistentStore) throws {}
 
     func close() {}
 }

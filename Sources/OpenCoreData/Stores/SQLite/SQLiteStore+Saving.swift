@@ -30,8 +30,13 @@ extension SQLiteStore {
     /// Writes a save in one transaction: conflicts are checked first, then keys are reserved
     /// (`Z_MAX` once per hierarchy), then deletes, updates, inserts and relationship rows.
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult {
-        try writeTransaction { db in
+        // Encoded before the transaction: metadata that is not a property list fails the save.
+        let metadata = try request.metadata.map(SQLiteMetadata.encode)
+        return try writeTransaction { db in
             try checkConflicts(request, db: db, store: store)
+            if let metadata {
+                try Self.execute(db, "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", [metadata])
+            }
             var result = StoreSaveResult()
 
             // Primary keys for temporary IDs, reserved once per hierarchy.

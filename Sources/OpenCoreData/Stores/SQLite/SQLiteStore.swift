@@ -219,13 +219,6 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
 
     // MARK: - Metadata
 
-    func saveMetadata(_ metadata: [String: Any], store: NSPersistentStore) throws {
-        let data = try SQLiteMetadata.encode(metadata)
-        try writeTransaction { db in
-            try Self.execute(db, "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", [data])
-        }
-    }
-
     /// Writes the metadata of a store file that no coordinator has open.
     static func writeMetadata(_ metadata: [String: Any], at url: URL, options: [AnyHashable: Any]?) throws {
         let options = try SQLiteStoreOptions(options)
