@@ -23,6 +23,14 @@ extension PredicateParser {
             if value is NSPredicate { throw mismatch("a value, not a predicate") }
             return .constant(value)
         case .keyPath:
+            // A Swift key path (`\Todo.title`) stands in for `#keyPath(Todo.title)`, which needs
+            // the Objective-C runtime (docs/Deviations.md).
+            if let keyPath = value as? AnyKeyPath {
+                guard let path = KeyPathName.name(of: keyPath) else {
+                    throw mismatch("a key path string, or a Swift key path to @Managed properties of a class whose model is loaded")
+                }
+                return KeyPathName.expression(forKeyPath: path)
+            }
             guard let path = PredicateValue.string(value), !path.isEmpty else { throw mismatch("a key path string") }
             return KeyPathName.expression(forKeyPath: path)
         case .signedInteger, .unsignedInteger:
