@@ -123,4 +123,32 @@ struct FetchedPropertyFixtureTests {
             #expect(Set(value.map(\.objectID)) == Set([objects[0].objectID, objects[2].objectID]))
         }
     }
+
+    @Test("An Apple-compiled model (a store's Z_MODELCACHE): $FETCH_SOURCE.alias and $FETCHED_PROPERTY.userInfo.search", arguments: StoreKind.allCases)
+    func compiledModel(_ kind: StoreKind) throws {
+        let store = try Fixtures.store("CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite")
+        let model = try NSManagedObjectModel.fromModelCache(try #require(try ModelFixtures.storeContents(store).modelCache))
+        let context = try kind.context(model)
+        context.performAndWait {
+            func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+                let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+                for (key, value) in values { object.setValue(value, forKey: key) }
+                return object
+            }
+            let andrea = insert("Author", ["alias": "Andrea"])
+            let alessandro = insert("Author", ["alias": "Alessandro"])
+            for (alias, comment) in [("Andrea", "great book"), ("Andrea", "interesting book"), ("Alessandro", "GREAT read"),
+                                     ("Andrea", "Great!"), ("Alessandro", "dull")] {
+                _ = insert("Feedback", ["authorAlias": alias, "comment": comment])
+            }
+            // The model's fetched properties, as Xcode compiled them (unsaved objects count, as in any fetch).
+            func comments(_ author: NSManagedObject, _ key: String) -> [String] {
+                (author.value(forKey: key) as? [NSManagedObject] ?? []).compactMap { $0.value(forKey: "comment") as? String }.sorted()
+            }
+            #expect(comments(andrea, "feedbacks") == ["Great!", "great book", "interesting book"])
+            #expect(comments(andrea, "favFeedbacks") == ["Great!", "great book"])
+            #expect(comments(alessandro, "feedbacks") == ["GREAT read", "dull"])
+            #expect(comments(alessandro, "favFeedbacks") == ["GREAT read"])
+        }
+    }
 }
