@@ -94,7 +94,10 @@ enum DictionaryResults {
             if let description = element as? NSExpressionDescription {
                 name = description.name
                 if let path = description.expression.flatMap(Self.plainKeyPath) {
-                    keyPath = path
+                    guard path == "self" || Self.objectKeys.contains(path) || entity.propertiesByName[Self.firstKey(of: path)] != nil else {
+                        throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' reads '\(path)', which entity '\(entity.name ?? "?")' does not have.")
+                    }
+                    keyPath = Self.objectKeys.contains(path) ? "self" : path
                     aggregate = nil
                     return
                 }
@@ -108,8 +111,7 @@ enum DictionaryResults {
                 keyPath = property.name
                 aggregate = nil
             } else if let string = element as? String {
-                let first = string.split(separator: ".").first.map(String.init) ?? string
-                guard entity.propertiesByName[first] != nil || Self.objectKeys.contains(string) else {
+                guard entity.propertiesByName[Self.firstKey(of: string)] != nil || Self.objectKeys.contains(string) else {
                     throw CoreDataError.make(NSCoreDataError, "propertiesToFetch names '\(string)', which entity '\(entity.name ?? "?")' does not have.")
                 }
                 name = string
@@ -118,6 +120,10 @@ enum DictionaryResults {
             } else {
                 throw CoreDataError.make(NSCoreDataError, "propertiesToFetch holds \(type(of: element)); use property names or descriptions.")
             }
+        }
+
+        private static func firstKey(of path: String) -> String {
+            path.split(separator: ".").first.map(String.init) ?? path
         }
 
         /// Keys that stand for the object itself; its ID is the column's value.

@@ -64,6 +64,8 @@ struct DictionaryLoweringTests {
             Case(description: "objectID and an expression of SELF give each row's object ID", fetch: ["objectID", "name", evaluatedObject],
                  predicate: "age > 20", sort: [byName]),
             Case(description: "distinct object IDs", fetch: ["objectID"], distinct: true, sort: [byName]),
+            Case(description: "a key-path expression description is a plain column", fetch: [expression("where", "department.name", .stringAttributeType), "name"],
+                 sort: [byName]),
             Case(description: "HAVING names an expression description as a $variable", fetch: ["city", count], groupBy: ["city"],
                  having: "$count > 3", sort: [byName]),
         ]
