@@ -54,6 +54,7 @@ struct LateKeyPathTests {
             #expect(byTitle.key == "title", "the descriptor answers its key once the model is loaded")
             #expect(urgent.predicateFormat == "priority > 1")
             #expect(byPriority.description == "priority")
+            #expect(byPriority.expressionType == .keyPath && byPriority.keyPath == "priority")
         }
     }
 
