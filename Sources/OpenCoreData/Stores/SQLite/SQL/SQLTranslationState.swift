@@ -258,12 +258,12 @@ package struct SQLTranslationState {
         guard case .rows = collection.element else { return nil }
         var entity = collection.row.entity
         var index = rest.startIndex
-        while index < rest.endIndex, let relationship = entity.relationshipsByName[rest[index]], !relationship.isToMany {
+        while index < rest.endIndex, let relationship = entity.propertiesByName[rest[index]] as? NSRelationshipDescription, !relationship.isToMany {
             guard let destination = relationship.destinationEntity else { return nil }
             entity = destination
             index += 1
         }
-        guard index < rest.endIndex, let relationship = entity.relationshipsByName[rest[index]], relationship.isToMany else { return nil }
+        guard index < rest.endIndex, let relationship = entity.propertiesByName[rest[index]] as? NSRelationshipDescription, relationship.isToMany else { return nil }
         guard !collection.isArray, !relationship.isOrdered else {
             throw .unsupported("key path", "'\(path)' crosses two to-many relationships and one is ordered; memory flattens it in order")
         }
