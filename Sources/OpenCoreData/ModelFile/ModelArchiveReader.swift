@@ -254,6 +254,11 @@ private final class Builder {
                 if request.entityName == nil, let entityName = try object.string("_NSFetchRequestEntityName") {
                     request.setEntityName(entityName)
                 }
+                // A predicate this reader can't rebuild (logged) matches nothing, as in XML models,
+                // rather than letting the fetched property return every object.
+                if request.predicate == nil, try requestObject.object("NSPredicate") != nil {
+                    request.predicate = NSPredicate(value: false)
+                }
                 fetched.fetchRequest = request
             }
             property = fetched

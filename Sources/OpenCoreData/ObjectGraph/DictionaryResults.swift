@@ -3,6 +3,9 @@ import Foundation
 /// Builds dictionary results (`.dictionaryResultType`) from matched objects in memory:
 /// `propertiesToFetch`, `returnsDistinctResults`, `propertiesToGroupBy` and aggregate
 /// `NSExpressionDescription`s (`count:`, `sum:`, `min:`, `max:`, `average:`).
+///
+/// `"objectID"` (or an expression description of `SELF`) fetches each row's object ID, and a
+/// `havingPredicate` reads the row's columns by key or as `$name` variables, as Apple's does.
 enum DictionaryResults {
     static func make<T>(from objects: [NSManagedObject], request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSDictionary] {
         let columns = try (request.propertiesToFetch ?? entity.properties.filter { $0 is NSAttributeDescription && $0.isStored })
@@ -27,13 +30,15 @@ enum DictionaryResults {
                     if let aggregate = column.aggregate {
                         row[column.name] = aggregate.evaluate(members)
                     } else if let first = members.first {
-                        row[column.name] = first.value(forKeyPath: column.keyPath) ?? NSNull()
+                        row[column.name] = column.value(of: first) ?? NSNull()
                     }
                 }
                 rows.append(row.filter { !($0.value is NSNull) })
             }
             if let having = request.havingPredicate {
-                rows = rows.filter { having.evaluate(with: $0 as NSDictionary) }
+                // `$count` names the `count` column as `count` does (Apple's havingPredicate
+                // examples use the variable form for expression descriptions).
+                rows = rows.filter { having.evaluate(with: $0 as NSDictionary, substitutionVariables: $0) }
             }
         } else {
             rows = objects.map { object in
@@ -88,8 +93,16 @@ enum DictionaryResults {
         init(_ element: Any, entity: NSEntityDescription) throws {
             if let description = element as? NSExpressionDescription {
                 name = description.name
+                if let path = description.expression.flatMap(Self.plainKeyPath) {
+                    guard path == "self" || Self.objectKeys.contains(path) || entity.propertiesByName[Self.firstKey(of: path)] != nil else {
+                        throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' reads '\(path)', which entity '\(entity.name ?? "?")' does not have.")
+                    }
+                    keyPath = Self.objectKeys.contains(path) ? "self" : path
+                    aggregate = nil
+                    return
+                }
                 guard let expression = description.expression, let parsed = Aggregate(expression: expression) else {
-                    throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' is not a supported aggregate (count:, sum:, min:, max:, average: over a key path).")
+                    throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' is not a supported aggregate (count:, sum:, min:, max:, average: over a key path), a key path or SELF.")
                 }
                 aggregate = parsed
                 keyPath = parsed.keyPath
@@ -98,18 +111,36 @@ enum DictionaryResults {
                 keyPath = property.name
                 aggregate = nil
             } else if let string = element as? String {
-                guard entity.propertiesByName[string.split(separator: ".").first.map(String.init) ?? string] != nil else {
+                guard entity.propertiesByName[Self.firstKey(of: string)] != nil || Self.objectKeys.contains(string) else {
                     throw CoreDataError.make(NSCoreDataError, "propertiesToFetch names '\(string)', which entity '\(entity.name ?? "?")' does not have.")
                 }
                 name = string
-                keyPath = string
+                keyPath = Self.objectKeys.contains(string) ? "self" : string
                 aggregate = nil
             } else {
                 throw CoreDataError.make(NSCoreDataError, "propertiesToFetch holds \(type(of: element)); use property names or descriptions.")
             }
         }
 
+        private static func firstKey(of path: String) -> String {
+            path.split(separator: ".").first.map(String.init) ?? path
+        }
+
+        /// Keys that stand for the object itself; its ID is the column's value.
+        static let objectKeys: Set<String> = ["objectID", "self", "SELF"]
+
+        /// The key path of an expression description that reads a value per object: `SELF`
+        /// (the object, so its ID) or a key path; nil for functions.
+        static func plainKeyPath(_ expression: NSExpression) -> String? {
+            switch expression.node {
+            case .evaluatedObject: "self"
+            case .keyPath(.evaluatedObject, let path): path
+            default: nil
+            }
+        }
+
         func value(of object: NSManagedObject) -> Any? {
+            if keyPath == "self" { return object.objectID }
             let value = object.value(forKeyPath: keyPath)
             if let related = value as? NSManagedObject { return related.objectID }
             return value

@@ -6,6 +6,8 @@ extension NSManagedObject {
     /// The value of a property: `NSNumber` for numbers, the object for a to-one, `NSSet` or
     /// `NSOrderedSet` for a to-many. Fires the fault if needed.
     ///
+    /// A fetched property gives the array its fetch request returns (see `fetchedPropertyValue`).
+    ///
     /// An unknown key stops with a message naming the entity and key, as Apple raises
     /// `NSUnknownKeyException`.
     public func value(forKey key: String) -> Any? {
@@ -83,6 +85,11 @@ extension NSManagedObject {
             }
             return AttributeConversion.publicValue(value, type: layout.attributeTypes[index])
         case .custom(let value):
+            // A fetched property's slot stays empty: its value is its request's results.
+            if value == nil, layout.attributeTypes[index] == .undefinedAttributeType, !layout.isRelationship[index],
+               let fetched = layout.properties[index] as? NSFetchedPropertyDescription {
+                return fetchedPropertyValue(fetched)
+            }
             return value
         case .toOne(let object):
             return object

@@ -157,6 +157,7 @@ extension NSManagedObjectContext {
         }
         registry = IdentityMap()
         retained = [:]
+        forgetAllFetchedProperties()
         clearChangeSets()
         persistentStoreCoordinator?.unpin(pinnedRows)
         pinnedRows = []
@@ -184,6 +185,7 @@ extension NSManagedObjectContext {
     func refresh(_ object: NSManagedObject, mergeChanges flag: Bool, latestFromCache: Bool) {
         guard object._context === self else { return }
         let key = ObjectIdentifier(object)
+        forgetFetchedProperties(of: object)
         if object.insertedFlag { return }
         let latest = latestFromCache
             ? try? persistentStoreCoordinator?.snapshot(for: object.objectID, pinnedBy: self)

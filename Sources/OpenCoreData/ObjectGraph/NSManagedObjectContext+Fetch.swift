@@ -72,7 +72,12 @@ extension NSManagedObjectContext {
     func validateKeys<T>(of request: NSFetchRequest<T>, entity: NSEntityDescription) throws {
         if let predicate = request.predicate { try PredicateModelCheck.validate(predicate, entity: entity) }
         for descriptor in request.sortDescriptors ?? [] {
-            if let key = descriptor.key { try PredicateModelCheck.validate(keyPath: key, entity: entity) }
+            if let key = descriptor.key {
+                try PredicateModelCheck.validate(keyPath: key, entity: entity)
+            } else if let keyPath = descriptor.keyPath {
+                // Never ignore a sort silently: a key path still without a name cannot be fetched by.
+                CoreDataError.programmerError("The sort descriptor's key path \(keyPath) has no key-value coding name: it is not a @Managed property of entity '\(entity.name ?? "?")' (computed properties and subscripts have none).")
+            }
         }
     }
 

@@ -78,6 +78,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     package var isProcessingChanges = false
     /// Rows this context holds in the coordinator's row cache.
     package var pinnedRows = Set<NSManagedObjectID>()
+    /// Fetched-property results by object and property name, kept until the object is refreshed
+    /// (here rather than on the object: most objects never have any, and each object stays small).
+    package var fetchedPropertyResults: [ObjectIdentifier: [String: [Any]]] = [:]
     package var isSaving = false
 
     // MARK: - Initializers
@@ -242,6 +245,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     package func forget(_ object: NSManagedObject) {
         // One hash lookup: every fetched object passes here when it is freed.
         registry.remove(object._objectID, ifItIs: object)
+        // Another object may later live at this address.
+        forgetFetchedProperties(of: object)
     }
 
     /// Makes an object no longer registered (after its deletion was saved, or on reset).

@@ -65,9 +65,19 @@ package enum PredicateIndexSymbol: String, Sendable {
 /// A closure expression. Compared by identity of its box.
 package final class ExpressionBlock: Sendable {
     package let body: @Sendable (Any?, [Any], NSMutableDictionary?) -> Any
+    /// Set when the block reads a Swift key path whose name was unknown when the expression was
+    /// made; fetches resolve it to a key path then (see `LateKeyPathName`).
+    package let lateKeyPath: LateKeyPathName?
 
     package init(_ body: @escaping @Sendable (Any?, [Any], NSMutableDictionary?) -> Any) {
         self.body = body
+        self.lateKeyPath = nil
+    }
+
+    /// A block that reads `lateKeyPath` from its one argument.
+    package init(lateKeyPath: LateKeyPathName) {
+        self.body = { _, arguments, _ in lateKeyPath.value(of: arguments.first) ?? NSNull() }
+        self.lateKeyPath = lateKeyPath
     }
 }
 

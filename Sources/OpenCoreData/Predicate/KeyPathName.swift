@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // MARK: - KeyPathName
 
@@ -65,6 +66,62 @@ package enum KeyPathName {
         case "SELF", "self": .evaluatedObject
         default: .keyPath(.evaluatedObject, path)
         }
+    }
+}
+
+// MARK: - LateKeyPathName
+
+/// A Swift key path whose name is looked up when it is needed, and remembered once found.
+///
+/// `\Todo.title` on a `@Managed` subclass has a name only once a coordinator uses the model
+/// (the name is found by probing an object of the entity), so sort descriptors and predicates
+/// made earlier, such as `static let byTitle = NSSortDescriptor(keyPath: \Todo.title, …)`,
+/// resolve it when a fetch runs.
+///
+/// `@unchecked Sendable`: `keyPath` is an immutable key path (Swift 6.3 does not mark
+/// `AnyKeyPath` `Sendable`), and the name is only read or written under its `Mutex`.
+package final class LateKeyPathName: @unchecked Sendable {
+    /// The key path.
+    package let keyPath: AnyKeyPath
+    private let name = Mutex<String?>(nil)
+
+    package init(_ keyPath: AnyKeyPath) {
+        self.keyPath = keyPath
+    }
+
+    /// The key path's name, or nil while no loaded model gives it one.
+    package var resolved: String? {
+        if let known = name.withLock({ $0 }) { return known }
+        guard let found = KeyPathName.name(of: keyPath) else { return nil }
+        name.withLock { $0 = found }
+        return found
+    }
+
+    /// The name, or a stop naming the key path: a fetch cannot honour a key path without a name
+    /// (Apple raises for a key path that is not key-value coding compliant).
+    package func required(for use: String) -> String {
+        guard let name = resolved else {
+            CoreDataError.programmerError("The key path \(keyPath) in \(use) has no key-value coding name: it is not a @Managed property of an entity in a loaded model (computed properties and subscripts have none).")
+        }
+        return name
+    }
+
+    /// The expression that reads this key path from `base`: its name once known; in memory
+    /// until then, by the key path itself.
+    package func expression(on base: ExpressionNode) -> ExpressionNode {
+        if let name = resolved { return name == "self" ? base : PredicateParser.appendKey(name, to: base) }
+        return .block(ExpressionBlock(lateKeyPath: self), [base])
+    }
+
+    /// The value of the key path on `object`: by name when known, else read through the key path.
+    package func value(of object: Any?) -> Any? {
+        if let name = resolved { return KeyValueAccess.value(forKeyPath: name, of: object) }
+        guard let object = PredicateValue.unwrap(object) else { return nil }
+        func open<Root>(_ root: Root) -> Any? {
+            guard let typed = keyPath as? PartialKeyPath<Root> else { return nil }
+            return PredicateValue.unwrap(root[keyPath: typed])
+        }
+        return _openExistential(object, do: open)
     }
 }
 

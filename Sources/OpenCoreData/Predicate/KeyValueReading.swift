@@ -11,6 +11,14 @@ import Foundation
 package protocol KeyValueReading: AnyObject {
     /// The value of the property named `key`, or `nil`.
     func value(forKey key: String) -> Any?
+
+    /// Whether `key` names a to-many relationship, whose values a key path flattens.
+    func isToManyRelationship(_ key: String) -> Bool
+}
+
+extension KeyValueReading {
+    /// No to-many relationships by default.
+    package func isToManyRelationship(_ key: String) -> Bool { false }
 }
 
 // MARK: - KeyValueAccess
@@ -57,6 +65,7 @@ package enum KeyValueAccess {
     }
 
     private static func mapKey(_ key: String, over elements: PredicateValue.Elements) -> Any {
+        if let flattened = flattenedToMany(key, over: elements) { return flattened }
         if !elements.isUnordered {
             return elements.values.map { value(forKey: key, of: $0) ?? NSNull() }
         }
@@ -72,6 +81,29 @@ package enum KeyValueAccess {
         }
         let hashables = unique.compactMap { $0 as? AnyHashable }
         return hashables.count == unique.count ? Set(hashables) as Any : unique as Any
+    }
+
+    /// A to-many relationship read from every object of a collection: one collection of all
+    /// their destinations, not a collection of collections. So `pets.tags.label` is the labels
+    /// of every tag of every pet, as Apple's stores flatten a path through two to-many
+    /// relationships. Unordered elements give a set (each object once); ordered ones an array
+    /// of each element's destinations in turn. Nil when an element is not an object with such
+    /// a relationship.
+    private static func flattenedToMany(_ key: String, over elements: PredicateValue.Elements) -> Any? {
+        guard !elements.values.isEmpty else { return nil }
+        var objects: [Any] = []
+        var seen = Set<ObjectIdentifier>()
+        for element in elements.values {
+            guard let reader = PredicateValue.unwrap(element) as? any KeyValueReading, reader.isToManyRelationship(key) else { return nil }
+            guard let destinations = PredicateValue.elements(PredicateValue.unwrap(reader.value(forKey: key))) else { continue }
+            for destination in destinations.values {
+                if elements.isUnordered {
+                    guard seen.insert(ObjectIdentifier(destination as AnyObject)).inserted else { continue }
+                }
+                objects.append(destination)
+            }
+        }
+        return elements.isUnordered ? NSSet(array: objects) as Any : objects as Any
     }
 
     /// Reads a stored property of a plain Swift value by reflection (also through superclasses).

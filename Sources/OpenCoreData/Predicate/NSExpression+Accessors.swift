@@ -47,7 +47,7 @@ extension NSExpression {
         case .subquery: .subquery
         case .aggregate: .aggregate
         case .anyKey: .anyKey
-        case .block: .block
+        case .block(let block, _): block.lateKeyPath == nil ? .block : .keyPath
         case .conditional: .conditional
         }
     }
@@ -67,6 +67,9 @@ extension NSExpression {
 
     /// The key path of a key-path expression.
     public var keyPath: String {
+        if case .block(let block, _) = node, let late = block.lateKeyPath {
+            return late.required(for: "NSExpression.keyPath")
+        }
         guard case .keyPath(_, let path) = node else { misuse("keyPath") }
         return path
     }
@@ -107,6 +110,8 @@ extension NSExpression {
         switch node {
         case .keyPath(let operand, _), .customFunction(let operand, _, _):
             return NSExpression(node: operand)
+        case .block(let block, let arguments) where block.lateKeyPath != nil && !arguments.isEmpty:
+            return NSExpression(node: arguments[0])
         case .function:
             return NSExpression(node: .evaluatedObject)
         default:

@@ -35,10 +35,15 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// Creates a key-path expression from a Swift key path such as `\Todo.title`.
     ///
     /// The name is read from the key path's description; computed properties and subscripts
-    /// have no name and stop with a message (a programmer error, as Apple's is).
+    /// have no name and stop with a message (a programmer error, as Apple's is). A `@Managed`
+    /// property whose model is not loaded yet is named when a fetch runs.
     public convenience init<Root, Value>(forKeyPath keyPath: KeyPath<Root, Value>) {
         guard let name = KeyPathName.name(of: keyPath) else {
-            preconditionFailure("The key path \(keyPath) has no key-value coding name")
+            guard Root.self is any KeyPathNameProviding.Type else {
+                preconditionFailure("The key path \(keyPath) has no key-value coding name")
+            }
+            self.init(node: LateKeyPathName(keyPath).expression(on: .evaluatedObject))
+            return
         }
         self.init(forKeyPath: name)
     }

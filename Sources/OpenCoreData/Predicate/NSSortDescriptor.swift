@@ -17,7 +17,13 @@ import Foundation
 /// the comparator is `@Sendable`, and `keyPath` is an immutable key path.
 open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
     /// The key path compared, such as `"title"` or `"owner.name"`; `nil` compares the objects themselves.
-    public let key: String?
+    ///
+    /// A descriptor made from a Swift key path to a `@Managed` property before its model was
+    /// loaded answers the name once a coordinator uses the model.
+    public var key: String? { explicitKey ?? lateKey?.resolved }
+    private let explicitKey: String?
+    /// Set for a Swift key path that had no name when the descriptor was made.
+    private let lateKey: LateKeyPathName?
     /// Whether smaller values come first.
     public let ascending: Bool
     /// The comparison method's selector; `compare:` unless another was given.
@@ -32,7 +38,8 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
         key: String?, ascending: Bool, selector: Selector?, keyPath: AnyKeyPath?,
         comparator: (@Sendable (Any, Any) -> ComparisonResult)?
     ) {
-        self.key = key
+        self.explicitKey = key
+        self.lateKey = key == nil ? keyPath.map(LateKeyPathName.init) : nil
         self.ascending = ascending
         self.selector = selector
         self.keyPath = keyPath
@@ -57,8 +64,10 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
 
     /// Creates a descriptor from a Swift key path such as `\Todo.title`.
     ///
-    /// `key` is the key path's name (`"title"`); it is `nil` for computed properties, which
-    /// can still be sorted in memory on objects of type `Root` but not by a store.
+    /// `key` is the key path's name (`"title"`). A `@Managed` property gets its name when its
+    /// model is loaded, so a descriptor made earlier (a `static let`) sorts when the fetch runs.
+    /// Computed properties have none: such a descriptor sorts values of type `Root` in memory,
+    /// and a fetch request with it stops with a message naming the key path.
     public convenience init<Root, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
         self.init(key: KeyPathName.name(of: keyPath), ascending: ascending, selector: nil, keyPath: keyPath, comparator: nil)
     }
@@ -140,7 +149,8 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
     /// A hash consistent with `isEqual(_:)`.
     open override var hash: Int {
         var hasher = Hasher()
-        hasher.combine(key)
+        // By key path when there is one: its name may become known later, and a hash must not change.
+        if let keyPath { hasher.combine(keyPath) } else { hasher.combine(key) }
         hasher.combine(ascending)
         return hasher.finalize()
     }

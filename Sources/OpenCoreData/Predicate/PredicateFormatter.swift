@@ -115,6 +115,9 @@ package enum PredicateFormatter {
         case .anyKey:
             return ("ANYKEY", 6)
         case .block(let block, let arguments):
+            if let late = block.lateKeyPath, let base = arguments.first, let name = late.resolved {
+                return formatWithPrecedence(name == "self" ? base : PredicateParser.appendKey(name, to: base))
+            }
             let parts = [identifier(of: block)] + arguments.map { format($0) }
             return ("BLOCK(" + parts.joined(separator: ", ") + ")", 6)
         case .conditional(let predicate, let whenTrue, let whenFalse):

@@ -35,7 +35,14 @@ package enum PredicateModelCheck {
             if let bound = variables[name] { _ = try check(path: path, from: bound) }
         case .keyPath(let operand, _):
             try check(operand, entity: entity, variables: variables)
-        case .function(_, let arguments), .aggregate(let arguments), .block(_, let arguments):
+        case .block(let block, let arguments):
+            if let late = block.lateKeyPath, let base = arguments.first {
+                // A key path made before the model was loaded: it must have a name by now.
+                let name = late.required(for: "a fetch request's predicate")
+                return try check(name == "self" ? base : PredicateParser.appendKey(name, to: base), entity: entity, variables: variables)
+            }
+            for argument in arguments { try check(argument, entity: entity, variables: variables) }
+        case .function(_, let arguments), .aggregate(let arguments):
             for argument in arguments { try check(argument, entity: entity, variables: variables) }
         case .customFunction(let operand, _, let arguments):
             try check(operand, entity: entity, variables: variables)

@@ -74,6 +74,13 @@ extension PredicateParser {
         while true {
             if isSymbol(".") {
                 advance()
+                if case .specifier(.keyPath, let argument) = current.kind {
+                    // `$FETCH_SOURCE.%K`: the argument is the rest of the key path.
+                    let token = current
+                    advance()
+                    expression = try appendKeyPath(substitute(.keyPath, argument: argument, at: token), to: expression)
+                    continue
+                }
                 guard case .identifier(let name, _) = current.kind else { throw unexpected("a key after '.'") }
                 advance()
                 expression = Self.appendKey(name, to: expression)
@@ -92,6 +99,14 @@ extension PredicateParser {
             } else {
                 return expression
             }
+        }
+    }
+
+    /// `base.path` for a `%K` argument after a dot: its key path appended (`SELF` appends nothing).
+    private func appendKeyPath(_ argument: ExpressionNode, to base: ExpressionNode) -> ExpressionNode {
+        switch argument {
+        case .keyPath(.evaluatedObject, let path): Self.appendKey(path, to: base)
+        default: base
         }
     }
 

@@ -49,6 +49,10 @@ extension PredicateExpressions.KeyPath: NSPredicateTranslatable {
             break
         }
         guard let name = KeyPathName.name(of: keyPath as AnyKeyPath) else {
+            if type(of: keyPath as AnyKeyPath).rootType is any KeyPathNameProviding.Type {
+                // A `@Managed` property before its model is loaded: named when a fetch runs.
+                return .expression(LateKeyPathName(keyPath).expression(on: base))
+            }
             throw PredicateTranslationError(
                 nodeType: String(describing: type(of: self)),
                 message: "the key path \(keyPath) has no key-value coding name (computed property or subscript)")

@@ -35,6 +35,10 @@ struct DictionaryLoweringTests {
         let latest = expression("latest", "max:(birthday)", .dateAttributeType)
         let oldest = expression("oldest", "max:(age)", .integer32AttributeType)
         let byName = NSSortDescriptor(key: "name", ascending: true)
+        let evaluatedObject = NSExpressionDescription()
+        evaluatedObject.name = "object"
+        evaluatedObject.expression = NSExpression.expressionForEvaluatedObject()
+        evaluatedObject.expressionResultType = .objectIDAttributeType
         return [
             Case(description: "columns, sorted and paged", fetch: ["name", "age", "city"], predicate: "age > 20",
                  sort: [byName, NSSortDescriptor(key: "age", ascending: false)], limit: 10, offset: 3),
@@ -57,6 +61,13 @@ struct DictionaryLoweringTests {
             Case(description: "paged groups stay in memory", fetch: ["city", count], groupBy: ["city"], limit: 3, inSQL: false),
             Case(description: "a fetched column that is not grouped stays in memory", fetch: ["city", "name", count], groupBy: ["city"], inSQL: false),
             Case(description: "a decimal sum stays in memory", fetch: [expression("money", "sum:(balance)", .decimalAttributeType)], inSQL: false),
+            Case(description: "objectID and an expression of SELF give each row's object ID", fetch: ["objectID", "name", evaluatedObject],
+                 predicate: "age > 20", sort: [byName]),
+            Case(description: "distinct object IDs", fetch: ["objectID"], distinct: true, sort: [byName]),
+            Case(description: "a key-path expression description is a plain column", fetch: [expression("where", "department.name", .stringAttributeType), "name"],
+                 sort: [byName]),
+            Case(description: "HAVING names an expression description as a $variable", fetch: ["city", count], groupBy: ["city"],
+                 having: "$count > 3", sort: [byName]),
         ]
     }
 
@@ -138,5 +149,62 @@ extension DictionaryLoweringTests {
         #expect(distinct.text == "SELECT c0_0 FROM (SELECT t0.ZCITY AS c0_0, ROW_NUMBER() OVER (ORDER BY t0.ZCITY COLLATE OCD_COMPARE ASC, t0.Z_PK) AS rn FROM ZPERSON t0) GROUP BY c0_0 COLLATE OCD_COMPARE ORDER BY MIN(rn)")
         let plain = try sql(Self.cases[1])
         #expect(plain.text == "SELECT t0.ZNAME, t1.ZNAME, t0.ZDEPARTMENT, t1.Z_ENT, t0.ZPARENT, t2.Z_ENT FROM ZPERSON t0 LEFT JOIN ZDEPARTMENT t1 ON t1.Z_PK = t0.ZDEPARTMENT LEFT JOIN ZPERSON t2 ON t2.Z_PK = t0.ZPARENT ORDER BY t0.ZNAME COLLATE OCD_COMPARE ASC, t0.Z_PK")
+    }
+}
+
+// MARK: - Object IDs and HAVING on expression names, on every store
+
+extension DictionaryLoweringTests {
+    /// Three people in two cities, saved.
+    private static func seededPeople(_ kind: StoreKind) throws -> (NSManagedObjectContext, [NSManagedObject]) {
+        let context = try kind.context(TestModels.personModel())
+        let people = try context.performAndWait {
+            let people = ["Ann", "Bob", "Cy"].map { name in
+                let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+                person.setValue(name, forKey: "name")
+                person.setValue(name == "Cy" ? 40 : 30, forKey: "age")
+                return person
+            }
+            try context.save()
+            return people
+        }
+        return (context, people)
+    }
+
+    @Test("propertiesToFetch \"objectID\" returns each row's object ID (Apple: NSManagedObjectID values)", arguments: StoreKind.allCases)
+    func objectIDColumn(_ kind: StoreKind) throws {
+        let (context, people) = try Self.seededPeople(kind)
+        try context.performAndWait {
+            let request = NSFetchRequest<NSDictionary>(entityName: "Person")
+            request.resultType = .dictionaryResultType
+            let selfDescription = NSExpressionDescription()
+            selfDescription.name = "me"
+            selfDescription.expression = NSExpression.expressionForEvaluatedObject()
+            selfDescription.expressionResultType = .objectIDAttributeType
+            request.propertiesToFetch = ["objectID", "name", selfDescription]
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let rows = try context.fetch(request)
+            #expect(rows.map { $0["objectID"] as? NSManagedObjectID } == people.map(\.objectID))
+            #expect(rows.map { $0["me"] as? NSManagedObjectID } == people.map(\.objectID))
+            #expect(rows.map { $0["name"] as? String } == ["Ann", "Bob", "Cy"])
+        }
+    }
+
+    @Test("havingPredicate \"$count > 1\" filters groups by an expression description's value", arguments: StoreKind.allCases)
+    func havingOnExpressionName(_ kind: StoreKind) throws {
+        let (context, _) = try Self.seededPeople(kind)
+        try context.performAndWait {
+            let request = NSFetchRequest<NSDictionary>(entityName: "Person")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["age", Self.expression("count", "count:(name)", .integer64AttributeType)]
+            request.propertiesToGroupBy = ["age"]
+            request.havingPredicate = NSPredicate(format: "$count > 1")
+            let rows = try context.fetch(request)
+            #expect(rows.count == 1)
+            #expect((rows.first?["age"] as? NSNumber)?.intValue == 30)
+            #expect((rows.first?["count"] as? NSNumber)?.intValue == 2)
+            request.havingPredicate = NSPredicate(format: "$count == 1")
+            #expect(try context.fetch(request).map { ($0["age"] as? NSNumber)?.intValue } == [40])
+        }
     }
 }

@@ -15,8 +15,8 @@ struct PredicateLoweringEquivalenceTests {
         "min:(scores) == 75", "scores INTERSECT {90, 1} CONTAINS 90", "scores MINUS {90} CONTAINS 90", "scores.@avg > 80",
         "scores.@count == scores[SIZE]", "scores.@count > 0 AND scores.@min > 50", "scores.@max == 90", "scores.@sum == 253",
         "scores[1] == 75", "scores[FIRST] == 90", "scores[LAST] == 88", "scores[SIZE] == 3",
-        // Two to-many steps make a set of sets in memory, which no comparison matches.
-        "ANY children.tags.name == 'go'", "ANY friends.friends.name == 'Adam'",
+        // Two to-many steps through an ordered relationship: memory flattens them in order.
+        "ANY children.toys.name == 'ball'", "ANY children.groups.name == 'staff'",
         // A transient attribute has no column.
         "mood == 'happy'",
     ]
@@ -230,6 +230,18 @@ struct PredicateLoweringEquivalenceTests {
         person("ANY friends.friends.name == 'Adam'")
         person("ANY friends.city ==[cd] 'zurich'")
         person("ANY children.tags.name == 'go'")
+        // Through two to-many relationships: one flattened collection (each object once).
+        person("ALL children.tags.name != 'go'")
+        person("NONE children.tags.name BEGINSWITH[c] 's'")
+        person("children.tags.@count == 2")
+        person("children.tags.@count > 0 AND friends.friends.@count > 3")
+        person("SUBQUERY(children.tags, $t, $t.name == 'swift' OR $t.name == nil).@count > 0")
+        person("SUBQUERY(children, $c, ANY $c.friends.tags.name == 'go').@count > 0")
+        person("ANY department.employees.tags.name == 'linux'")
+        person("ANY friends.friends.friends.name == 'Eve'")
+        person("children.tags.@max.name == 'swift'")
+        person("ANY children.toys.name == 'ball'")
+        person("ANY children.groups.name == 'staff'")
         person("SUBQUERY(toys, $t, $t.name == 'ball' AND $t.price > 10).@count > 0")
         person("SUBQUERY(children, $c, SUBQUERY($c.toys, $t, $t.name == nil).@count > 0).@count > 0")
         person("SUBQUERY(children, $c, $c.department == $c.parent.department).@count == children.@count")

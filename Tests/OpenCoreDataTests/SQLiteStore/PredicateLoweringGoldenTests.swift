@@ -160,9 +160,16 @@ struct PredicateLoweringGoldenTests {
         try expect("school == 'MIT' OR age > 20", on: "Student", " WHERE (t0.Z_ENT = ?) AND (t0.ZSCHOOL = ? OR t0.ZAGE > ?)", [student, "MIT", 20])
     }
 
+    @Test("A path through two to-many relationships is one set: the second's rows whose key is among every element's")
+    func flattenedPath() throws {
+        try expect("ANY children.tags.name == 'go'",
+                   " WHERE EXISTS (SELECT 1 FROM ZTAG t4 WHERE (t4.Z_PK IN (SELECT t2.Z_PK FROM ZPERSON t1, Z_3TAGS j3 JOIN ZTAG t2 ON t2.Z_PK = j3.Z_5TAGS"
+                   + " WHERE (t1.ZPARENT = t0.Z_PK) AND (j3.Z_3PEOPLE = t1.Z_PK))) AND (t4.ZNAME IS NOT NULL) AND (t4.ZNAME = ?))", ["go"])
+    }
+
     @Test("What memory evaluates differently throws an error naming the node")
     func unsupported() {
-        for format in ["ANY scores > 5", "mood == 'x'", "ANY children.tags.name == 'go'", "CAST(salary, 'NSString') == '34'",
+        for format in ["ANY scores > 5", "mood == 'x'", "ANY children.toys.name == 'go'", "CAST(salary, 'NSString') == '34'",
                        "scores INTERSECT {1} CONTAINS 1", "toys[FIRST].name == 'x' AND tags[FIRST].name == 'y'"] {
             #expect(throws: SQLTranslationError.self, "\(format)") { _ = try lowered(format) }
         }

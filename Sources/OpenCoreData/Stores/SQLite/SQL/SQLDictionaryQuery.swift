@@ -165,6 +165,8 @@ package struct SQLDictionaryQuery {
         if let having = request.havingPredicate {
             var state = SQLTranslationState(schema: builder.schema, entity: entity, storeIdentifier: storeIdentifier)
             state.resultColumns = resultColumns
+            // `$count` reads the `count` column, as a key does.
+            state.variables = resultColumns
             let condition = try having.node.lower(&state)
             guard state.joins.isEmpty else { throw .unsupported("havingPredicate", "it reads more than the result row") }
             if case .constant(true) = condition {} else { statement.append(" HAVING " + condition.fragment) }
@@ -178,6 +180,9 @@ package struct SQLDictionaryQuery {
 
     private static func spec(_ element: Any, entity: NSEntityDescription) throws(SQLTranslationError) -> Spec {
         if let description = element as? NSExpressionDescription {
+            if let keyPath = description.expression.flatMap(DictionaryResults.Column.plainKeyPath) {
+                return .value(name: description.name, keyPath: keyPath)
+            }
             guard let expression = description.expression, let parsed = AggregateExpression.parse(expression),
                   ["count:", "sum:", "min:", "max:", "average:"].contains(parsed.function) else {
                 throw .unsupported("expression '\(description.name)'", "it is not count:, sum:, min:, max: or average: of a key path")
@@ -185,9 +190,12 @@ package struct SQLDictionaryQuery {
             return .aggregate(name: description.name, function: parsed.function, keyPath: parsed.keyPath)
         }
         if let property = element as? NSPropertyDescription { return .value(name: property.name, keyPath: property.name) }
-        if let keyPath = element as? String,
-           entity.propertiesByName[keyPath.split(separator: ".").first.map(String.init) ?? keyPath] != nil {
-            return .value(name: keyPath, keyPath: keyPath)
+        if let keyPath = element as? String {
+            // `objectID` (and `self`) resolve to the row itself: its key and entity, an object ID.
+            if DictionaryResults.Column.objectKeys.contains(keyPath) { return .value(name: keyPath, keyPath: "self") }
+            if entity.propertiesByName[keyPath.split(separator: ".").first.map(String.init) ?? keyPath] != nil {
+                return .value(name: keyPath, keyPath: keyPath)
+            }
         }
         throw .unsupported("propertiesToFetch", "\(element) is not a property of '\(entity.name ?? "?")'")
     }

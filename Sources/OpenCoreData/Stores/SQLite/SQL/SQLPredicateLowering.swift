@@ -89,7 +89,11 @@ extension ExpressionNode: SQLLowerable {
             throw .unsupported(operation.keyword, "set expressions over stored values")
         case .subquery(let collection, let variable, let predicate):
             return try SQLFunctionLowering.subquery(collection, variable, predicate, &state)
-        case .block:
+        case .block(let block, let arguments):
+            // A Swift key path made before the model was loaded reads a key path once it has a name.
+            if let late = block.lateKeyPath, let base = arguments.first, let name = late.resolved {
+                return try (name == "self" ? base : PredicateParser.appendKey(name, to: base)).lower(&state)
+            }
             throw .unsupported("BLOCK expression", "a Swift closure runs only in memory")
         case .conditional(let predicate, let whenTrue, let whenFalse):
             return try SQLFunctionLowering.ternary(predicate, whenTrue, whenFalse, &state)

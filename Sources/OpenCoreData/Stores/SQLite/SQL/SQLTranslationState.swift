@@ -222,13 +222,16 @@ package struct SQLTranslationState {
         return try resolve(components[...], in: collection, path: path)
     }
 
-    /// The rest of a key path after a to-many relationship: a collection operator, or a value
-    /// read from each element (through to-one relationships only: two to-many steps make a set
-    /// of sets in memory, which no comparison matches).
+    /// The rest of a key path after a to-many relationship: a collection operator, a value
+    /// read from each element, or another to-many relationship, which flattens the path into
+    /// one collection (`pets.tags`: every tag of every pet, each once).
     private mutating func resolve(_ rest: ArraySlice<String>, in collection: SQLCollection, path: String) throws(SQLTranslationError) -> SQLOperand {
         guard let first = rest.first else { return .collection(collection) }
         if first.hasPrefix("@") {
             return try applyOperator(first, rest: rest.dropFirst(), to: collection, path: path)
+        }
+        if let step = try flattened(rest, from: collection, path: path) {
+            return try resolve(step.rest, in: step.collection, path: path)
         }
         if let operatorIndex = rest.firstIndex(where: { $0.hasPrefix("@") }) {
             throw .unsupported("key path", "'\(rest[operatorIndex])' after a value path in '\(path)' works on distinct values in memory")
@@ -242,9 +245,57 @@ package struct SQLTranslationState {
         switch element.value {
         case .scalar(let scalar): result.element = .value(scalar, dropsNil: !collection.isArray)
         case .object(let object): result.element = .value(object.scalar, dropsNil: !collection.isArray)
-        default: throw .unsupported("key path", "'\(path)' crosses two to-many relationships (a set of sets in memory)")
+        default: throw .unsupported("key path", "'\(path)' reads a collection from each element")
         }
         return .collection(result)
+    }
+
+    /// When `rest` reaches another to-many relationship from the elements (through to-one
+    /// relationships), the destinations of that relationship for all elements, as one set:
+    /// `Z_PK IN (SELECT <destination key> FROM <elements>, <their destinations> WHERE …)`; and
+    /// the key path after it. Nil when `rest` reaches no to-many relationship.
+    private mutating func flattened(_ rest: ArraySlice<String>, from collection: SQLCollection, path: String) throws(SQLTranslationError) -> (collection: SQLCollection, rest: ArraySlice<String>)? {
+        guard case .rows = collection.element else { return nil }
+        var entity = collection.row.entity
+        var index = rest.startIndex
+        while index < rest.endIndex, let relationship = entity.propertiesByName[rest[index]] as? NSRelationshipDescription, !relationship.isToMany {
+            guard let destination = relationship.destinationEntity else { return nil }
+            entity = destination
+            index += 1
+        }
+        guard index < rest.endIndex, let relationship = entity.propertiesByName[rest[index]] as? NSRelationshipDescription, relationship.isToMany else { return nil }
+        guard !collection.isArray, !relationship.isOrdered else {
+            throw .unsupported("key path", "'\(path)' crosses two to-many relationships and one is ordered; memory flattens it in order")
+        }
+        guard let table = schema.table(for: relationship.destinationEntity ?? entity) else {
+            throw .unsupported("key path", "the to-many relationship '\(relationship.name)' has no table in this store")
+        }
+        // The relationship's rows for each element, read inside the elements' scope.
+        pushScope(owning: [collection.row.ownerAlias])
+        let destinations: SQLCollection
+        do throws(SQLTranslationError) {
+            guard case .object(let owner) = try resolve(rest[rest.startIndex..<index], from: .object(collection.row), path: path) else {
+                throw SQLTranslationError.unsupported("key path", "'\(path)' does not reach objects before '\(relationship.name)'")
+            }
+            destinations = try self.collection(relationship, owner: owner)
+        } catch {
+            _ = popScope()
+            throw error
+        }
+        var pairs = collection
+        for join in popScope() { pairs.from.append(" " + join) }
+        pairs.from.append(", " + destinations.from)
+        pairs.conditions += destinations.conditions
+        pairs.order = nil
+        let alias = makeAlias()
+        let row = SQLObjectReference(key: SQLFragment.column("Z_PK", of: alias), entity: destinations.row.entity, alias: alias,
+                                     joinKey: alias, ownerAlias: alias, isNullable: false)
+        let flattened = SQLCollection(
+            from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(alias),
+            conditions: [SQLFragment.column("Z_PK", of: alias) + " IN (" + pairs.select(destinations.row.key) + ")"],
+            row: row, element: .rows, nullableOwnerKey: collection.nullableOwnerKey, order: nil, isArray: false,
+            ownerAlias: collection.ownerAlias)
+        return (flattened, rest[(index + 1)...])
     }
 
     /// Reads a key path from each element of a collection inside the collection's own scope.
