@@ -42,9 +42,11 @@ struct KeyPathArgumentTests {
 
     @Test("NSExpression(forKeyPath:) names a Swift key path: the portable spelling of #keyPath")
     func portableKeyName() throws {
-        _ = try Self.context()
+        // The names come from the loaded model, which the context keeps alive.
+        let context = try Self.context()
         #expect(NSExpression(forKeyPath: \KTodo.title).keyPath == "title")
         #expect(NSExpression(forKeyPath: \KTodo.location?.placeName).keyPath == "location.placeName")
+        withExtendedLifetime(context) {}
     }
 
     @Test("A %K argument that is neither a string nor a nameable key path is a format error, not a trap")
