@@ -141,16 +141,15 @@ extension NSManagedObjectContext {
             object.turnIntoFault()
         }
         // Objects related to rolled-back ones may hold relationship values that changed with them.
-        for reference in registry.values {
-            let object = reference.takeUnretainedValue()
-            if !object.faulted { object.resetRelationshipsToCommitted() }
+        // Retained for the walk: resetting a relationship may free the objects it held.
+        for object in registry.objects where !object.faulted {
+            object.resetRelationshipsToCommitted()
         }
     }
 
     /// Forgets every registered object; the context returns to its initial state.
     public func reset() {
-        for reference in Array(registry.values) {
-            let object = reference.takeUnretainedValue()
+        for object in registry.objects {
             object.insertedFlag = false
             object.deletedFlag = false
             object._context = nil
@@ -206,8 +205,10 @@ extension NSManagedObjectContext {
 
     /// Refreshes every registered object.
     public func refreshAllObjects() {
-        for reference in Array(registry.values) {
-            refresh(reference.takeUnretainedValue(), mergeChanges: true)
+        // Retained for the walk: turning an object into a fault drops the slots that may hold
+        // the last strong reference to a related object, which would then be freed mid-walk.
+        for object in registry.objects {
+            refresh(object, mergeChanges: true)
         }
     }
 

@@ -45,13 +45,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether the context keeps strong references to all registered objects.
     open var retainsRegisteredObjects = false {
         didSet {
-            retained = [:]
-            if retainsRegisteredObjects {
-                for reference in registry.values {
-                    let object = reference.takeUnretainedValue()
-                    retained[object.objectID] = object
-                }
-            }
+            guard retainsRegisteredObjects else { retained = [:]; return }
+            var retaining: [NSManagedObjectID: NSManagedObject] = [:]
+            for object in registry.objects { retaining[object.objectID] = object }
+            retained = retaining
         }
     }
     /// Whether a fault whose row is gone is treated as deleted instead of failing.
@@ -105,8 +102,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     deinit {
         persistentStoreCoordinator?.unpin(pinnedRows)
         persistentStoreCoordinator?.unregister(self)
-        for reference in registry.values {
-            reference.takeUnretainedValue()._context = nil
+        for object in registry.objects {
+            object._context = nil
         }
     }
 
@@ -175,7 +172,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// All objects registered with the context.
     open var registeredObjects: Set<NSManagedObject> {
-        Set(registry.values.map { $0.takeUnretainedValue() })
+        Set(registry.objects)
     }
 
     /// The registered object with an ID, or nil.
