@@ -49,7 +49,7 @@ extension NSManagedObjectContext {
             object.deletedFlag = true
             deletesToPropagate.append(object)
             pendingDeleted[key] = object
-            return
+                return
         }
         object.deletedFlag = true
         deleted[key] = object
@@ -147,20 +147,6 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Forgets every registered object; the context returns to its initial state.
-    public func reset() {
-        for object in registry.objects {
-            object.insertedFlag = false
-            object.deletedFlag = false
-            object._context = nil
-        }
-        registry = IdentityMap()
-        retained = [:]
-        clearChangeSets()
-        persistentStoreCoordinator?.unpin(pinnedRows)
-        pinnedRows = []
-    }
-
     /// Forgets every pending change (the objects themselves are handled by the caller).
     package func clearChangeSets() {
         inserted = [:]
@@ -171,45 +157,6 @@ extension NSManagedObjectContext {
         pendingInserted = [:]
         pendingUpdated = [:]
         pendingDeleted = [:]
-    }
-
-    /// Turns an object back into a fault (dropping changes) or, with `mergeChanges`, reloads
-    /// its saved values and re-applies its unsaved changes on top.
-    public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
-        refresh(object, mergeChanges: flag, latestFromCache: false)
-    }
-
-    /// Refreshes from the store, or from the row cache when the caller just loaded it.
-    func refresh(_ object: NSManagedObject, mergeChanges flag: Bool, latestFromCache: Bool) {
-        guard object._context === self else { return }
-        let key = ObjectIdentifier(object)
-        if object.insertedFlag { return }
-        let latest = latestFromCache
-            ? try? persistentStoreCoordinator?.snapshot(for: object.objectID, pinnedBy: self)
-            : try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID, pinnedBy: self)
-        if flag, !object.faulted {
-            var changes: [(Int, ObjectSlot)] = []
-            for (index, property) in object.layout.properties.enumerated() where property.isTransient || object.slotDiffersFromCommitted(index) {
-                changes.append((index, object.slots[index]))
-            }
-            if let latest { object.committed = latest }
-            object.loadSlots()
-            for (index, slot) in changes { object.slots[index] = slot }
-            return
-        }
-        updated[key] = nil
-        pendingUpdated[key] = nil
-        if let latest { object.committed = latest }
-        object.turnIntoFault()
-    }
-
-    /// Refreshes every registered object.
-    public func refreshAllObjects() {
-        // Retained for the walk: turning an object into a fault drops the slots that may hold
-        // the last strong reference to a related object, which would then be freed mid-walk.
-        for object in registry.objects {
-            refresh(object, mergeChanges: true)
-        }
     }
 
     // MARK: - Permanent IDs

@@ -92,8 +92,10 @@ extension NSManagedObjectContext {
         let changed = changes.updated.compactMap { registeredObject(for: $0) }
         let latest = (try? persistentStoreCoordinator?.snapshots(for: changed.map(\.objectID))) ?? []
         persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self)
+        var rows: [NSManagedObjectID: RowSnapshot] = [:]
+        for row in latest { rows[row.objectID] = row }
         for object in changed {
-            refresh(object, mergeChanges: true, latestFromCache: true)
+            refreshInPlace(object, latest: rows[object.objectID])
             refreshed.insert(object)
         }
         for id in changes.deleted {
@@ -135,5 +137,23 @@ extension NSManagedObjectContext {
         if !deletedNow.isEmpty { userInfo[NSDeletedObjectsKey] = deletedNow }
         if !insertedNow.isEmpty { userInfo[NSInsertedObjectsKey] = insertedNow }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+
+    /// Gives a registered object the row another context saved: a fault just takes the row; a
+    /// loaded object takes its values at once, with its pending changes and transient values
+    /// applied over them, so it stays loaded and observers see the new values.
+    func refreshInPlace(_ object: NSManagedObject, latest: RowSnapshot?) {
+        guard let latest else { return }
+        if object.faulted {
+            object.committed = latest
+            return
+        }
+        var changes: [(Int, ObjectSlot)] = []
+        for (index, property) in object.layout.properties.enumerated() where property.isTransient || object.slotDiffersFromCommitted(index) {
+            changes.append((index, object.slots[index]))
+        }
+        object.committed = latest
+        object.loadSlots()
+        for (index, slot) in changes { object.slots[index] = slot }
     }
 }
