@@ -28,6 +28,7 @@ extension NSManagedObjectContext {
         insertionOrder.append(object)
         pendingInserted[key] = object
         registerObject(object)
+        scheduleProcessingPendingChanges()
         object.awakeFromInsert()
     }
 
@@ -49,7 +50,8 @@ extension NSManagedObjectContext {
             object.deletedFlag = true
             deletesToPropagate.append(object)
             pendingDeleted[key] = object
-                return
+            scheduleProcessingPendingChanges()
+            return
         }
         object.deletedFlag = true
         deleted[key] = object
@@ -57,9 +59,14 @@ extension NSManagedObjectContext {
         pendingUpdated[key] = nil
         pendingDeleted[key] = object
         deletesToPropagate.append(object)
+        scheduleProcessingPendingChanges()
     }
 
     /// Applies delete rules and posts `NSManagedObjectContextObjectsDidChange` for the changes so far.
+    ///
+    /// A private-queue context calls it at the end of each `perform` block; a main-queue context
+    /// at the end of the main-queue turn in which a change was made (see
+    /// `scheduleProcessingPendingChanges()`). Call it to post the changes at once.
     public func processPendingChanges() {
         guard !isProcessingChanges else { return }
         isProcessingChanges = true
