@@ -40,11 +40,17 @@ package struct IdentityMap {
         }
     }
 
-    /// The registered objects (unretained references).
-    package var values: [Unmanaged<NSManagedObject>] {
-        var result: [Unmanaged<NSManagedObject>] = []
+    /// The registered objects, retained for as long as the caller holds the array.
+    ///
+    /// There is deliberately no list of the unretained references: a walk over the registered
+    /// objects may free some of them (turning an object into a fault drops slots that may hold
+    /// the last strong reference to a related object, which then leaves this map), and a
+    /// reference taken before that would dangle. Every object in the table is alive when this
+    /// runs — an object leaves the table in its `deinit` — so retaining them here is safe.
+    package var objects: [NSManagedObject] {
+        var result: [NSManagedObject] = []
         result.reserveCapacity(count)
-        for entry in entries { if let object = entry.object { result.append(object) } }
+        for entry in entries { if let object = entry.object { result.append(object.takeUnretainedValue()) } }
         return result
     }
 

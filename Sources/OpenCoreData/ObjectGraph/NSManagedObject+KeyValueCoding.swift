@@ -182,9 +182,22 @@ extension NSManagedObject {
     }
 
     /// The persistent properties whose values differ from the last saved or fetched ones.
+    ///
+    /// A new object has no saved values to differ from: it reports the values it holds (set,
+    /// or its model defaults), never `NSNull` for a property that holds nothing, and no empty
+    /// to-many relationship.
     public func changedValues() -> [String: Any] {
         guard !faulted else { return [:] }
         var result: [String: Any] = [:]
+        if insertedFlag {
+            for (index, property) in layout.properties.enumerated() where property.isStored {
+                guard let value = publicValue(at: index) else { continue }
+                if let set = value as? NSSet, set.count == 0 { continue }
+                if let set = value as? NSOrderedSet, set.count == 0 { continue }
+                result[property.name] = value
+            }
+            return result
+        }
         for (index, property) in layout.properties.enumerated() where property.isStored {
             if slotDiffersFromCommitted(index) {
                 result[property.name] = publicValue(at: index) ?? NSNull()
@@ -196,12 +209,19 @@ extension NSManagedObject {
     /// The changes since the last `processPendingChanges`; the same as `changedValues()` here.
     public func changedValuesForCurrentEvent() -> [String: Any] { changedValues() }
 
-    /// The last saved or fetched values for keys (all persistent properties when nil).
+    /// The last saved or fetched values for keys (all persistent properties when nil), nil
+    /// values as `NSNull`; transient keys are left out.
+    ///
+    /// Mirrors <https://developer.apple.com/documentation/coredata/nsmanagedobject/committedvalues(forkeys:)>:
+    /// a new object was never fetched or saved, so it has no committed values (an empty dictionary).
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        if insertedFlag { return [:] }
+        // An unfired fault reads its row first, as any access to its values does.
+        if committed == nil { fireFaultIfNeeded() }
         let names = keys ?? layout.properties.filter(\.isStored).map(\.name)
         var result: [String: Any] = [:]
         for name in names {
-            guard let index = layout.indexByName[name] else { continue }
+            guard let index = layout.indexByName[name], layout.properties[index].isStored else { continue }
             result[name] = committedPublicValue(at: index) ?? NSNull()
         }
         return result

@@ -28,6 +28,7 @@ extension NSManagedObjectContext {
         insertionOrder.append(object)
         pendingInserted[key] = object
         registerObject(object)
+        scheduleProcessingPendingChanges()
         object.awakeFromInsert()
     }
 
@@ -49,6 +50,7 @@ extension NSManagedObjectContext {
             object.deletedFlag = true
             deletesToPropagate.append(object)
             pendingDeleted[key] = object
+            scheduleProcessingPendingChanges()
             return
         }
         object.deletedFlag = true
@@ -57,9 +59,14 @@ extension NSManagedObjectContext {
         pendingUpdated[key] = nil
         pendingDeleted[key] = object
         deletesToPropagate.append(object)
+        scheduleProcessingPendingChanges()
     }
 
     /// Applies delete rules and posts `NSManagedObjectContextObjectsDidChange` for the changes so far.
+    ///
+    /// A private-queue context calls it at the end of each `perform` block; a main-queue context
+    /// at the end of the main-queue turn in which a change was made (see
+    /// `scheduleProcessingPendingChanges()`). Call it to post the changes at once.
     public func processPendingChanges() {
         guard !isProcessingChanges else { return }
         isProcessingChanges = true
@@ -141,26 +148,10 @@ extension NSManagedObjectContext {
             object.turnIntoFault()
         }
         // Objects related to rolled-back ones may hold relationship values that changed with them.
-        for reference in registry.values {
-            let object = reference.takeUnretainedValue()
-            if !object.faulted { object.resetRelationshipsToCommitted() }
+        // Retained for the walk: resetting a relationship may free the objects it held.
+        for object in registry.objects where !object.faulted {
+            object.resetRelationshipsToCommitted()
         }
-    }
-
-    /// Forgets every registered object; the context returns to its initial state.
-    public func reset() {
-        for reference in Array(registry.values) {
-            let object = reference.takeUnretainedValue()
-            object.insertedFlag = false
-            object.deletedFlag = false
-            object._context = nil
-        }
-        registry = IdentityMap()
-        retained = [:]
-        forgetAllFetchedProperties()
-        clearChangeSets()
-        persistentStoreCoordinator?.unpin(pinnedRows)
-        pinnedRows = []
     }
 
     /// Forgets every pending change (the objects themselves are handled by the caller).
@@ -173,44 +164,6 @@ extension NSManagedObjectContext {
         pendingInserted = [:]
         pendingUpdated = [:]
         pendingDeleted = [:]
-    }
-
-    /// Turns an object back into a fault (dropping changes) or, with `mergeChanges`, reloads
-    /// its saved values and re-applies its unsaved changes on top.
-    public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
-        refresh(object, mergeChanges: flag, latestFromCache: false)
-    }
-
-    /// Refreshes from the store, or from the row cache when the caller just loaded it.
-    func refresh(_ object: NSManagedObject, mergeChanges flag: Bool, latestFromCache: Bool) {
-        guard object._context === self else { return }
-        let key = ObjectIdentifier(object)
-        forgetFetchedProperties(of: object)
-        if object.insertedFlag { return }
-        let latest = latestFromCache
-            ? try? persistentStoreCoordinator?.snapshot(for: object.objectID, pinnedBy: self)
-            : try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID, pinnedBy: self)
-        if flag, !object.faulted {
-            var changes: [(Int, ObjectSlot)] = []
-            for (index, property) in object.layout.properties.enumerated() where property.isTransient || object.slotDiffersFromCommitted(index) {
-                changes.append((index, object.slots[index]))
-            }
-            if let latest { object.committed = latest }
-            object.loadSlots()
-            for (index, slot) in changes { object.slots[index] = slot }
-            return
-        }
-        updated[key] = nil
-        pendingUpdated[key] = nil
-        if let latest { object.committed = latest }
-        object.turnIntoFault()
-    }
-
-    /// Refreshes every registered object.
-    public func refreshAllObjects() {
-        for reference in Array(registry.values) {
-            refresh(reference.takeUnretainedValue(), mergeChanges: true)
-        }
     }
 
     // MARK: - Permanent IDs

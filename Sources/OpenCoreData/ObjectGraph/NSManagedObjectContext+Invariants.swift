@@ -8,10 +8,9 @@ extension NSManagedObjectContext {
     /// with the objects' flags.
     package func graphInvariantViolations() -> [String] {
         var problems: [String] = []
-        for reference in registry.values {
-            let object = reference.takeUnretainedValue()
+        for object in registry.objects {
             let id = object.objectID
-            if registry[id]?.toOpaque() != reference.toOpaque() { problems.append("registry does not find \(id) under its own ID") }
+            if registry[id]?.toOpaque() != Unmanaged.passUnretained(object).toOpaque() { problems.append("registry does not find \(id) under its own ID") }
             if object._context !== self { problems.append("\(id) is registered but points at another context") }
             if object.faulted || object.deletedFlag { continue }
             for index in object.layout.relationshipIndices {

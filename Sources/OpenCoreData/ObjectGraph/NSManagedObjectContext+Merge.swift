@@ -83,57 +83,159 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Applies another context's save to the registered objects and posts `ObjectsDidChange`.
+    /// Applies another context's save to the registered objects and posts `ObjectsDidChange`
+    /// (only when the merge changed something), as Apple reports a merge:
+    ///
+    /// - objects the save inserted are registered (as faults) and listed under `NSInsertedObjectsKey`;
+    /// - registered objects it updated take the new row, keep their pending changes, and are
+    ///   listed under `NSRefreshedObjectsKey` (not also as updated);
+    /// - registered objects it deleted are deleted here: `prepareForDeletion()` runs, loaded
+    ///   relationships of registered objects stop pointing at them, they leave the context and are
+    ///   listed under `NSDeletedObjectsKey`. The rows are gone already, so nothing is left to save:
+    ///   they are not in `deletedObjects`, and a relationship cleared this way is not a change.
     package func mergeSavedChanges(_ changes: SavedChanges) {
+        // Changes made here so far are posted on their own, before the merge's notification.
+        processPendingChanges()
         var refreshed = Set<NSManagedObject>()
         var deletedNow = Set<NSManagedObject>()
         var insertedNow = Set<NSManagedObject>()
+
+        // Updates first, so objects that pointed at deleted ones already hold their new rows.
         // One store query for every registered object the save changed.
         let changed = changes.updated.compactMap { registeredObject(for: $0) }
-        let latest = (try? persistentStoreCoordinator?.snapshots(for: changed.map(\.objectID))) ?? []
-        persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self)
-        for object in changed {
-            refresh(object, mergeChanges: true, latestFromCache: true)
-            refreshed.insert(object)
+        if !changed.isEmpty {
+            let latest = (try? persistentStoreCoordinator?.snapshots(for: changed.map(\.objectID))) ?? []
+            persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self)
+            var rows: [NSManagedObjectID: RowSnapshot] = [:]
+            for row in latest { rows[row.objectID] = row }
+            for object in changed {
+                refreshInPlace(object, latest: rows[object.objectID])
+                refreshed.insert(object)
+            }
         }
-        for id in changes.deleted {
-            guard let object = registeredObject(for: id) else { continue }
+
+        let gone = changes.deleted.compactMap { registeredObject(for: $0) }
+        for object in gone {
+            object.prepareForDeletion()
+            refreshed.formUnion(nullifyRelationships(to: object))
+        }
+        for object in gone {
             let key = ObjectIdentifier(object)
             updated[key] = nil
             deleted[key] = nil
+            pendingUpdated[key] = nil
+            pendingDeleted[key] = nil
             object.deletedFlag = false
-            // Relationships of other objects that still point at it are cleared.
-            if let inverseTargets = Optional(object.faulted ? [] : object.layout.relationshipIndices) {
-                for index in inverseTargets {
-                    let relationship = object.layout.properties[index] as! NSRelationshipDescription
-                    guard let inverse = relationship.inverseRelationship else { continue }
-                    for destination in currentDestinations(of: object, at: index) where !destination.faulted {
-                        if let slot = destination.layout.indexByName[inverse.name] {
-                            if inverse.isToMany, case .toMany(let storage) = destination.slots[slot] {
-                                storage.objects.remove(object)
-                                storage.committedIDs?.removeAll { $0 == id }
-                            } else if case .toOne(let target) = destination.slots[slot], target === object {
-                                destination.slots[slot] = .value(.null)
-                            }
-                        }
-                    }
-                }
-            }
             object.committed = nil
-            object.slots = []
-            object.faulted = false
             object.inaccessible = true
             unregister(object)
             deletedNow.insert(object)
         }
+        refreshed.subtract(deletedNow)
+        if !gone.isEmpty { persistentStoreCoordinator?.updateCachedSnapshots([], removing: gone.map(\.objectID)) }
+
         for id in changes.inserted {
-            if let object = registeredObject(for: id) { insertedNow.insert(object) }
+            insertedNow.insert(object(with: id))
         }
-        persistentStoreCoordinator?.updateCachedSnapshots([], removing: Array(changes.deleted))
         var userInfo: [AnyHashable: Any] = [:]
-        if !refreshed.isEmpty { userInfo[NSRefreshedObjectsKey] = refreshed; userInfo[NSUpdatedObjectsKey] = refreshed }
-        if !deletedNow.isEmpty { userInfo[NSDeletedObjectsKey] = deletedNow }
         if !insertedNow.isEmpty { userInfo[NSInsertedObjectsKey] = insertedNow }
+        if !refreshed.isEmpty { userInfo[NSRefreshedObjectsKey] = refreshed }
+        if !deletedNow.isEmpty { userInfo[NSDeletedObjectsKey] = deletedNow }
+        guard !userInfo.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+
+    /// Makes the loaded relationships of registered, loaded objects stop pointing at `object`,
+    /// whose row another context deleted; returns the objects changed.
+    ///
+    /// Their committed values drop it too: the store no longer has it, so this is not a change
+    /// to save. Faults and relationships not loaded are left alone: they read the store, which
+    /// has none of it, when they load.
+    private func nullifyRelationships(to object: NSManagedObject) -> [NSManagedObject] {
+        let id = object.objectID
+        var touched: [NSManagedObject] = []
+        for index in object.layout.relationshipIndices {
+            let relationship = object.layout.properties[index] as! NSRelationshipDescription
+            guard let inverse = relationship.inverseRelationship else { continue }
+            for destination in loadedDestinations(of: object, at: index) where destination._context === self && !destination.faulted {
+                guard let slot = destination.layout.indexByName[inverse.name] else { continue }
+                var changed = false
+                switch destination.slots[slot] {
+                case .toMany(let storage):
+                    changed = storage.objects.remove(object) != nil
+                    if let committedIDs = storage.committedIDs, committedIDs.contains(id) {
+                        storage.committedIDs = committedIDs.filter { $0 != id }
+                        changed = true
+                    }
+                case .toOne(let target) where target === object:
+                    destination.slots[slot] = .toOne(nil)
+                    changed = true
+                case .value(.objectID(let target)) where target == id:
+                    destination.slots[slot] = .value(.null)
+                    changed = true
+                default:
+                    break
+                }
+                if destination.committed?.values[slot].objectIDValue == id {
+                    destination.committed?.values[slot] = .null
+                    changed = true
+                }
+                guard changed else { continue }
+                touched.append(destination)
+                // A pending change that only removed the deleted object now matches the store.
+                let key = ObjectIdentifier(destination)
+                if updated[key] != nil, !destination.hasStoredChanges {
+                    updated[key] = nil
+                    pendingUpdated[key] = nil
+                }
+            }
+        }
+        return touched
+    }
+
+    /// The registered destinations a relationship slot holds (a fault's as last read), without
+    /// loading anything: the row is gone, so there is nothing left to load.
+    private func loadedDestinations(of object: NSManagedObject, at index: Int) -> [NSManagedObject] {
+        if object.faulted || object.readsCommitted {
+            switch object.committed?.values[index] {
+            case .objectID(let id)?: return registeredObject(for: id).map { [$0] } ?? []
+            case .objectIDs(let ids)?: return ids.compactMap { registeredObject(for: $0) }
+            default: return []
+            }
+        }
+        switch object.storedSlots[index] {
+        case .toOne(let destination?): return [destination]
+        case .value(.objectID(let id)): return registeredObject(for: id).map { [$0] } ?? []
+        case .toMany(let storage): return Array(storage.objects)
+        default: return []
+        }
+    }
+
+    /// Gives a registered object the row another context saved: a fault just takes the row; a
+    /// loaded object takes its values at once, with its pending changes and transient values
+    /// applied over them, so it stays loaded and observers see the new values.
+    func refreshInPlace(_ object: NSManagedObject, latest: RowSnapshot?) {
+        guard let latest else { return }
+        if object.faulted {
+            object.committed = latest
+            return
+        }
+        var changes: [(Int, ObjectSlot)] = []
+        for (index, property) in object.layout.properties.enumerated() where property.isTransient || object.slotDiffersFromCommitted(index) {
+            changes.append((index, object.slots[index]))
+        }
+        object.committed = latest
+        object.loadSlots()
+        for (index, slot) in changes { object.slots[index] = slot }
+    }
+}
+
+extension NSManagedObject {
+    /// Whether a stored property differs from the row last read or saved.
+    var hasStoredChanges: Bool {
+        for index in 0..<layout.slotCount where layout.properties[index].isStored && slotDiffersFromCommitted(index) {
+            return true
+        }
+        return false
     }
 }

@@ -45,13 +45,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether the context keeps strong references to all registered objects.
     open var retainsRegisteredObjects = false {
         didSet {
-            retained = [:]
-            if retainsRegisteredObjects {
-                for reference in registry.values {
-                    let object = reference.takeUnretainedValue()
-                    retained[object.objectID] = object
-                }
-            }
+            guard retainsRegisteredObjects else { retained = [:]; return }
+            var retaining: [NSManagedObjectID: NSManagedObject] = [:]
+            for object in registry.objects { retaining[object.objectID] = object }
+            retained = retaining
         }
     }
     /// Whether a fault whose row is gone is treated as deleted instead of failing.
@@ -76,6 +73,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     package var pendingDeleted: [ObjectIdentifier: NSManagedObject] = [:]
     package var deletesToPropagate: [NSManagedObject] = []
     package var isProcessingChanges = false
+    /// Set while a main-queue context has a `processPendingChanges()` enqueued on the main queue.
+    package var isProcessingScheduled = false
     /// Rows this context holds in the coordinator's row cache.
     package var pinnedRows = Set<NSManagedObjectID>()
     /// Fetched-property results by object and property name, kept until the object is refreshed
@@ -108,8 +107,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     deinit {
         persistentStoreCoordinator?.unpin(pinnedRows)
         persistentStoreCoordinator?.unregister(self)
-        for reference in registry.values {
-            reference.takeUnretainedValue()._context = nil
+        for object in registry.objects {
+            object._context = nil
         }
     }
 
@@ -181,7 +180,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// All objects registered with the context.
     open var registeredObjects: Set<NSManagedObject> {
-        Set(registry.values.map { $0.takeUnretainedValue() })
+        Set(registry.objects)
     }
 
     /// The registered object with an ID, or nil.
@@ -303,6 +302,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if updated[key] == nil {
             updated[key] = object
             pendingUpdated[key] = object
+            scheduleProcessingPendingChanges()
+        }
+    }
+
+    /// On a main-queue context, enqueues one `processPendingChanges()` on the main queue, so
+    /// changes made in this main-queue turn are posted when it ends, as Apple's main-queue
+    /// contexts post them at the end of the run loop's event. Private-queue contexts post at
+    /// the end of each `perform` block instead.
+    ///
+    /// Linux has no end-of-event hook to use: a main queue is often drained by `dispatchMain()`
+    /// or Swift concurrency without any run loop, so the next main-queue turn stands in for it
+    /// (docs/Deviations.md). One block is enqueued per batch of changes, whatever their number.
+    @inline(__always)
+    package func scheduleProcessingPendingChanges() {
+        guard concurrencyType == .mainQueueConcurrencyType, !isProcessingScheduled else { return }
+        isProcessingScheduled = true
+        DispatchQueue.main.async { [weak self] in
+            guard let self else { return }
+            self.isProcessingScheduled = false
+            self.processPendingChanges()
         }
     }
 }

@@ -215,4 +215,207 @@ struct ContextMergeTests {
             }
         }
     }
+
+    // MARK: - How a merge is reported (the merging context's ObjectsDidChange)
+
+    /// Two private-queue contexts on one coordinator, so object IDs are shared.
+    static func contexts(_ kind: StoreKind) throws -> (saver: NSManagedObjectContext, merger: NSManagedObjectContext) {
+        let saver = try kind.context(TestModels.todoModel())
+        let merger = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        merger.persistentStoreCoordinator = saver.persistentStoreCoordinator
+        return (saver, merger)
+    }
+
+    /// Runs `body` on the saver, saves, and returns the DidSave notification.
+    static func save(_ saver: NSManagedObjectContext, _ body: () throws -> Void) throws -> UncheckedBox<Notification> {
+        let log = NotificationLog([.NSManagedObjectContextDidSave], object: saver)
+        try saver.performAndWait {
+            try body()
+            try saver.save()
+        }
+        return UncheckedBox(try #require(log.notifications.last))
+    }
+
+    /// Merges a DidSave notification and returns the ObjectsDidChange notifications the merge posted.
+    static func merge(_ note: UncheckedBox<Notification>, into merger: NSManagedObjectContext) -> [Notification] {
+        let log = NotificationLog([.NSManagedObjectContextObjectsDidChange], object: merger)
+        merger.performAndWait { merger.mergeChanges(fromContextDidSave: note.value) }
+        return log.notifications
+    }
+
+    static func objects(_ note: Notification?, _ key: String) -> Set<NSManagedObject>? {
+        note?.userInfo?[key] as? Set<NSManagedObject>
+    }
+
+    @Test("Objects inserted by the other context are registered as faults and listed under NSInsertedObjectsKey", arguments: StoreKind.allCases)
+    func mergeReportsInserts(_ kind: StoreKind) throws {
+        let (saver, merger) = try Self.contexts(kind)
+        var id: NSManagedObjectID?
+        let saved = try Self.save(saver) {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: saver)
+            todo.setValue("new", forKey: "title")
+            try saver.obtainPermanentIDs(for: [todo])
+            id = todo.objectID
+        }
+        let notes = Self.merge(saved, into: merger)
+        #expect(notes.count == 1)
+        let inserted = try #require(Self.objects(notes.first, NSInsertedObjectsKey))
+        #expect(inserted.map(\.objectID) == [id])
+        #expect(Self.objects(notes.first, NSUpdatedObjectsKey) == nil)
+        #expect(Self.objects(notes.first, NSRefreshedObjectsKey) == nil)
+        merger.performAndWait {
+            let object = inserted.first!
+            #expect(object.isFault)
+            #expect(object.managedObjectContext === merger)
+            #expect(!object.isInserted && !merger.hasChanges)
+            #expect(object.value(forKey: "title") as? String == "new")
+        }
+    }
+
+    @Test("Objects updated by the other context are listed as refreshed, not updated, and keep their pending changes", arguments: StoreKind.allCases)
+    func mergeReportsUpdatesAsRefreshed(_ kind: StoreKind) throws {
+        let (saver, merger) = try Self.contexts(kind)
+        let id = try saver.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: saver)
+            todo.setValue("v1", forKey: "title")
+            try saver.save()
+            return todo.objectID
+        }
+        let mine = try merger.performAndWait {
+            let todo = try merger.existingObject(with: id)
+            todo.setValue(5, forKey: "priority")
+            merger.processPendingChanges()
+            return UncheckedBox(todo)
+        }
+        let saved = try Self.save(saver) { try saver.existingObject(with: id).setValue("v2", forKey: "title") }
+        let notes = Self.merge(saved, into: merger)
+        #expect(notes.count == 1)
+        #expect(Self.objects(notes.first, NSRefreshedObjectsKey) == [mine.value])
+        #expect(Self.objects(notes.first, NSUpdatedObjectsKey) == nil)
+        try merger.performAndWait {
+            #expect(mine.value.value(forKey: "title") as? String == "v2")
+            #expect(mine.value.value(forKey: "priority") as? Int == 5)
+            #expect(merger.updatedObjects == [mine.value])
+            try merger.save()
+        }
+        try saver.performAndWait {
+            saver.refreshAllObjects()
+            let stored = try saver.existingObject(with: id)
+            #expect(stored.value(forKey: "title") as? String == "v2")
+            #expect(stored.value(forKey: "priority") as? Int == 5)
+        }
+    }
+
+    @Test("Objects deleted by the other context are deleted here, inverses cleared, with nothing left to save", arguments: StoreKind.allCases)
+    func mergeReportsDeletes(_ kind: StoreKind) throws {
+        let (saver, merger) = try Self.contexts(kind)
+        let (todoID, locationID) = try saver.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: saver)
+            let location = NSEntityDescription.insertNewObject(forEntityName: "LocationEntity", into: saver)
+            todo.setValue(location, forKey: "location")
+            try saver.save()
+            return (todo.objectID, location.objectID)
+        }
+        let held = try merger.performAndWait {
+            let location = try merger.existingObject(with: locationID)
+            let todos = (location.value(forKey: "todos") as? NSSet)?.allObjects as? [NSManagedObject] ?? []
+            #expect(todos.map(\.objectID) == [todoID])
+            return UncheckedBox((location, todos[0]))
+        }
+        let (location, todo) = held.value
+        let saved = try Self.save(saver) { saver.delete(try saver.existingObject(with: todoID)) }
+        let notes = Self.merge(saved, into: merger)
+        #expect(notes.count == 1)
+        #expect(Self.objects(notes.first, NSDeletedObjectsKey) == [todo])
+        #expect(Self.objects(notes.first, NSUpdatedObjectsKey) == nil)
+        try merger.performAndWait {
+            #expect(todo.managedObjectContext == nil)
+            #expect(merger.registeredObject(for: todoID) == nil)
+            #expect((location.value(forKey: "todos") as? NSSet)?.count == 0)
+            #expect(!merger.hasChanges)
+            #expect(merger.deletedObjects.isEmpty)
+            #expect(merger.graphInvariantViolations().isEmpty)
+            // A later save does not try to delete the row again.
+            location.setValue("Office", forKey: "placeName")
+            try merger.save()
+        }
+        #expect(try saver.performAndWait { try saver.count(for: NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")) } == 0)
+    }
+
+    @Test("A deletion merged by ID clears loaded inverses without leaving changes, even for a pending local deletion", arguments: StoreKind.allCases)
+    func mergeDeletesByID(_ kind: StoreKind) throws {
+        let (saver, merger) = try Self.contexts(kind)
+        let ids = try saver.performAndWait {
+            let location = NSEntityDescription.insertNewObject(forEntityName: "LocationEntity", into: saver)
+            let todos = (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: saver) }
+            for todo in todos { todo.setValue(location, forKey: "location") }
+            try saver.save()
+            return [location.objectID] + todos.map(\.objectID)
+        }
+        let held = try merger.performAndWait {
+            let objects = try ids.map { try merger.existingObject(with: $0) }
+            _ = objects[0].value(forKey: "todos")
+            merger.delete(objects[2])
+            merger.processPendingChanges()
+            return UncheckedBox(objects)
+        }
+        let (location, first, second) = (held.value[0], held.value[1], held.value[2])
+        // The rows are gone (deleted by the other context); only their IDs arrive.
+        try saver.performAndWait {
+            for id in ids.dropFirst() { saver.delete(try saver.existingObject(with: id)) }
+            try saver.save()
+        }
+        let log = NotificationLog([.NSManagedObjectContextObjectsDidChange], object: merger)
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: Array(ids.dropFirst())], into: [merger])
+        #expect(Self.objects(log.notifications.last, NSDeletedObjectsKey) == [first, second])
+        #expect(Self.objects(log.notifications.last, NSRefreshedObjectsKey) == [location])
+        try merger.performAndWait {
+            #expect((location.value(forKey: "todos") as? NSSet)?.count == 0)
+            #expect(!location.hasChanges && !merger.hasChanges)
+            #expect(merger.deletedObjects.isEmpty)
+            try merger.save()
+        }
+    }
+
+    @Test("A merge that changes nothing here posts no notification", arguments: StoreKind.allCases)
+    func mergeWithoutEffectIsSilent(_ kind: StoreKind) throws {
+        let (saver, merger) = try Self.contexts(kind)
+        let id = try saver.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: saver)
+            try saver.save()
+            return todo.objectID
+        }
+        // The merger has none of these objects registered.
+        let updated = try Self.save(saver) { try saver.existingObject(with: id).setValue("x", forKey: "title") }
+        #expect(Self.merge(updated, into: merger).isEmpty)
+        let deleted = try Self.save(saver) { saver.delete(try saver.existingObject(with: id)) }
+        #expect(Self.merge(deleted, into: merger).isEmpty)
+    }
+
+    @Test("automaticallyMergesChangesFromParent reports a merge with the same keys")
+    func automaticMergeNotification() async throws {
+        let container = NSPersistentContainer(name: "Merge", managedObjectModel: TestModels.todoModel())
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
+        container.loadPersistentStores { _, error in #expect(error == nil) }
+        let viewer = container.newBackgroundContext()
+        viewer.automaticallyMergesChangesFromParent = true
+        let id = try await container.performBackgroundTask { context in
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            try context.save()
+            return todo.objectID
+        }
+        let held = try await viewer.perform { UncheckedBox(try viewer.existingObject(with: id)) }
+        let log = NotificationLog([.NSManagedObjectContextObjectsDidChange], object: viewer)
+        let newID = try await container.performBackgroundTask { context in
+            try context.existingObject(with: id).setValue("two", forKey: "title")
+            let extra = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            try context.save()
+            return extra.objectID
+        }
+        await viewer.perform(schedule: .enqueued) {}
+        let note = log.notifications.last
+        #expect(Self.objects(note, NSRefreshedObjectsKey) == [held.value])
+        #expect(Self.objects(note, NSInsertedObjectsKey)?.map(\.objectID) == [newID])
+        #expect(Self.objects(note, NSUpdatedObjectsKey) == nil)
+    }
 }

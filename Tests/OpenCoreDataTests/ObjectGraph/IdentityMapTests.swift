@@ -36,7 +36,7 @@ struct IdentityMapTests {
                 for (key, index) in expected {
                     #expect(map[key]?.toOpaque() == Unmanaged.passUnretained(objects[index]).toOpaque())
                 }
-                #expect(map.values.count == expected.count)
+                #expect(map.objects.count == expected.count)
             }
         }
         for key in Array(expected.keys) {

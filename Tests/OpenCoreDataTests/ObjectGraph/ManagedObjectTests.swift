@@ -99,6 +99,52 @@ struct ManagedObjectTests {
         }
     }
 
+    @Test("A new object's changedValues() lists the values it holds, never NSNull; it has no committed values until saved", arguments: StoreKind.allCases)
+    func changeDictionariesOfNewObjects(_ kind: StoreKind) throws {
+        let context = try kind.context(TestModels.todoModel())
+        try context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "TagEntity", into: context)
+            todo.setValue("A", forKey: "title")
+            todo.setValue(nil, forKey: "updatedAt")
+            todo.mutableSetValue(forKey: "tags").add(tag)
+            let changed = todo.changedValues()
+            // title and tags were set; done and priority hold their model defaults. Unset
+            // properties (todoId, updatedAt, location) and empty relationships are absent.
+            #expect(Set(changed.keys) == ["title", "done", "priority", "tags"])
+            #expect(!changed.values.contains { $0 is NSNull })
+            #expect(changed["title"] as? String == "A")
+            #expect(Set(tag.changedValues().keys) == ["todos"])
+            #expect(todo.hasPersistentChangedValues)
+            // Apple: committed values are the last fetched or saved ones; a new object has none.
+            #expect(todo.committedValues(forKeys: nil).isEmpty)
+            #expect(todo.committedValues(forKeys: ["title", "location"]).isEmpty)
+            try context.save()
+            #expect(todo.changedValues().isEmpty)
+            let committed = todo.committedValues(forKeys: ["title", "updatedAt"])
+            #expect(committed["title"] as? String == "A")
+            #expect(committed["updatedAt"] is NSNull)
+            #expect(Set(todo.committedValues(forKeys: nil).keys) == ["todoId", "title", "done", "priority", "updatedAt", "tags", "location"])
+        }
+    }
+
+    @Test("committedValues(forKeys:) reports persistent properties only, and reads an unfired fault's row")
+    func committedValuesOfTransientsAndFaults() throws {
+        let context = try TestModels.inMemoryContext(RefreshResetTests.model())
+        try context.performAndWait {
+            let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+            note.setValue("saved", forKey: "title")
+            note.setValue("scratch", forKey: "scratch")
+            try context.save()
+            #expect(note.committedValues(forKeys: ["title", "scratch"]).keys.sorted() == ["title"])
+            let id = note.objectID
+            context.reset()
+            let fault = context.object(with: id)
+            #expect(fault.isFault)
+            #expect(fault.committedValues(forKeys: ["title"])["title"] as? String == "saved")
+        }
+    }
+
     @Test("Key paths through to-one relationships")
     func keyPaths() throws {
         let context = try TestModels.inMemoryContext(TestModels.todoModel())
