@@ -124,6 +124,19 @@ let package = Package(
             name: "TodoAppTests",
             dependencies: ["TodoApp", "todo"]
         ),
+        // Core Data code as Apple-platform apps write it (docs/Deviations.md lists what Linux
+        // still forces): it must compile warning-free in Swift 6 mode, and — the same files,
+        // linked into the second target — in Swift 5 mode.
+        .testTarget(
+            name: "CompatibilityCorpusTests",
+            dependencies: ["OpenCoreData"],
+            resources: [.copy("Resources/Corpus.xcdatamodeld")]
+        ),
+        .testTarget(
+            name: "CompatibilityCorpusSwift5Tests",
+            dependencies: ["OpenCoreData"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [

@@ -1,0 +1,1 @@
+../CompatibilityCorpusTests/Corpus/ItemRepository.swift

@@ -1,0 +1,251 @@
+import Foundation
+import OpenCoreData
+import Testing
+
+/// Runs the corpus's Apple-platform code and checks that it behaves as it does with Core Data.
+@Suite("Compatibility corpus")
+struct CorpusTests {
+    /// A container on the corpus model with a private SQLite store, as the app template's.
+    private func makeContainer() throws -> (NSPersistentContainer, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let container = try NSPersistentContainer(loadingModelNamed: "Corpus", in: [Bundle.module])
+        container.persistentStoreDescriptions.first!.url = directory.appendingPathComponent("Corpus.sqlite")
+        var loadError: (any Error)?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return (container, directory)
+    }
+
+    private func corpusModel() throws -> NSManagedObjectModel {
+        let url = try #require(Bundle.module.url(forResource: "Corpus", withExtension: "xcdatamodeld"))
+        return try NSManagedObjectModel.load(contentsOf: url)
+    }
+
+    @Test("Primitive accessors set values in awakeFromInsert and willSave, and the values are saved")
+    func primitiveAccessorsInLifecycleHooks() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        let item = Item.make(in: context, title: "Buy milk")
+        #expect(item.createdAt != nil)
+        #expect(item.updatedAt == nil)
+        #expect(item.uuid != nil)
+        try context.save()
+        #expect(item.updatedAt != nil)
+
+        let other = container.newBackgroundContext()
+        let stored = try other.performAndWait {
+            let found = try other.fetch(Item.fetchRequest())
+            return found.map { ($0.title, $0.createdAt, $0.updatedAt) }
+        }
+        #expect(stored.count == 1)
+        #expect(stored.first?.0 == "Buy milk")
+        #expect(stored.first?.1 == item.createdAt)
+        #expect(stored.first?.2 == item.updatedAt)
+    }
+
+    @Test("A custom accessor over a primitive reads and writes through the primitive's key")
+    func customAccessorOverPrimitive() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let item = Item(context: container.viewContext)
+        #expect(item.status == .open)
+        item.status = .done
+        #expect(item.statusRaw == "done")
+        #expect(item.value(forKey: "statusRaw") as? String == "done")
+    }
+
+    @Test("Item.fetchRequest() without an annotation is the generated NSFetchRequest<Item>")
+    func typedFetchRequestIsPicked() throws {
+        let request = Item.fetchRequest()
+        let typed: NSFetchRequest<Item> = request
+        #expect(typed.entityName == "Item")
+        let untyped: NSFetchRequest<NSFetchRequestResult> = Item.fetchRequest()
+        #expect(untyped.entityName == "Item")
+    }
+
+    @Test("The repository's fetches, counts, dictionaries and IDs work on the app's model")
+    func repositoryRoundTrip() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let repository = ItemRepository(context: container.viewContext)
+        let first = try repository.add(title: "Write report", tags: ["work", "urgent"])
+        _ = try repository.add(title: "Buy milk", tags: ["home"])
+        #expect(try repository.count() == 2)
+        #expect(try repository.allItems().map(\.title) == ["Buy milk", "Write report"])
+        #expect(try repository.items(matching: "REPORT").map(\.title) == ["Write report"])
+        #expect(Set(try repository.titles()) == ["Buy milk", "Write report"])
+        #expect(try repository.objectIDs().count == 2)
+        #expect(first.tagArray.map(\.name) == ["urgent", "work"])
+        #expect(first.tagCount == 2)
+        try repository.delete(first)
+        #expect(try repository.count() == 1)
+
+        let dao = DAO<Tag>(context: container.viewContext)
+        #expect(try dao.fetchAll().count == 3)
+        #expect(try dao.first(where: NSPredicate(format: "name == %@", "home"))?.name == "home")
+    }
+
+    @Test("The app template's preview store (a store at /dev/null) holds its ten items in memory")
+    @MainActor
+    func previewStoreAtDevNull() throws {
+        let preview = PersistenceController.preview
+        let count = try preview.container.viewContext.count(for: Item.fetchRequest())
+        #expect(count == 10)
+        let fresh = PersistenceController(inMemory: true)
+        #expect(try fresh.container.viewContext.count(for: Item.fetchRequest()) == 0)
+    }
+
+    @Test("Observers read ObjectsDidChange and DidSaveObjectIDs through the typed keys")
+    func typedNotificationKeys() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.newBackgroundContext()
+        let observer = ChangeObserver()
+        observer.observe(context)
+        try context.performAndWait {
+            _ = Item.make(in: context, title: "One")
+            _ = Item.make(in: context, title: "Two")
+            context.processPendingChanges()
+            try context.save()
+        }
+        #expect(observer.insertedCount == 2)
+        #expect(observer.savedIDs.count == 2)
+        #expect(NSManagedObjectContext.NotificationKey.insertedObjects.rawValue == NSInsertedObjectsKey)
+        #expect(NSManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue == NSInvalidatedAllObjectsKey)
+        #expect(NSManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue == NSDeletedObjectIDsKey)
+    }
+
+    @Test("Adding and removing stores posts StoresDidChange with the added and removed stores, and WillRemoveStore")
+    func storeNotifications() throws {
+        let model = try corpusModel()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let observer = ChangeObserver()
+        let changes = Recorder<Int>()
+        observer.observeStores(of: coordinator) { stores in changes.append(stores.count) }
+        let willRemove = Recorder<String>()
+        let token = NotificationCenter.default.addObserver(forName: .NSPersistentStoreCoordinatorWillRemoveStore, object: nil, queue: nil) { note in
+            willRemove.append((note.object as? NSPersistentStore)?.type ?? "?")
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let added = Recorder<ObjectIdentifier>()
+        let removed = Recorder<ObjectIdentifier>()
+        let addToken = NotificationCenter.default.addObserver(forName: .NSPersistentStoreCoordinatorStoresDidChange, object: coordinator, queue: nil) { note in
+            for store in note.userInfo?[NSAddedPersistentStoresKey] as? [NSPersistentStore] ?? [] { added.append(ObjectIdentifier(store)) }
+            for store in note.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore] ?? [] { removed.append(ObjectIdentifier(store)) }
+        }
+        defer { NotificationCenter.default.removeObserver(addToken) }
+        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        #expect(added.values == [ObjectIdentifier(store)])
+        #expect(removed.values.isEmpty)
+        try coordinator.remove(store)
+        #expect(removed.values == [ObjectIdentifier(store)])
+        #expect(changes.values == [1, 1])
+        #expect(willRemove.values == [NSInMemoryStoreType])
+    }
+
+    @Test("An asynchronous fetch returns at once and hands its results to the completion block on the context's queue")
+    func asynchronousFetch() async throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try await Importer(container: container).importAsync(["a", "b", "c"]) == 3)
+        let context = container.newBackgroundContext()
+        let count: Int = try await withCheckedThrowingContinuation { continuation in
+            context.perform {
+                do {
+                    try Importer(container: container).asynchronousFetch(in: context) { count in continuation.resume(returning: count) }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        #expect(count == 3)
+    }
+
+    @Test("An asynchronous fetch's result reports its progress and its objects belong to the context")
+    func asynchronousFetchResult() async throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try await Importer(container: container).importAsync(["x"])
+        let context = container.newBackgroundContext()
+        let outcome: (Bool, Int64, Bool) = await withCheckedContinuation { continuation in
+            context.perform {
+                let request = NSAsynchronousFetchRequest(fetchRequest: Item.fetchRequest()) { result in
+                    let registered = result.finalResult?.allSatisfy { $0.managedObjectContext === context } ?? false
+                    continuation.resume(returning: (registered, result.progress?.completedUnitCount ?? -1, result.operationError == nil))
+                }
+                _ = try? context.execute(request)
+            }
+        }
+        #expect(outcome.0)
+        #expect(outcome.1 == 1)
+        #expect(outcome.2)
+    }
+
+    @Test("execute(_:) of a request type the stores do not run throws NSPersistentStoreUnsupportedRequestTypeError")
+    func unsupportedRequestType() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        #expect(throws: (any Error).self) { try context.execute(NSPersistentStoreRequest()) }
+        do {
+            try context.execute(NSPersistentStoreRequest())
+        } catch let error as NSError {
+            #expect(error.code == NSPersistentStoreUnsupportedRequestTypeError)
+            #expect(describe(error) == "unsupported request")
+        }
+    }
+
+    @Test("assign(_:to:) saves a new object into the chosen store")
+    func assignToStore() throws {
+        let model = try corpusModel()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: directory.appendingPathComponent("A.sqlite"))
+        let second = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: directory.appendingPathComponent("B.sqlite"))
+        let context = NSManagedObjectContext(.privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let item = Item(context: context)
+            item.title = "In B"
+            context.assign(item, to: second)
+            #expect(item.objectID.persistentStore === second)
+            try context.save()
+            let inFirst = NSFetchRequest<Item>(entityName: "Item")
+            inFirst.affectedStores = [first]
+            let inSecond = NSFetchRequest<Item>(entityName: "Item")
+            inSecond.affectedStores = [second]
+            #expect(try context.count(for: inFirst) == 0)
+            #expect(try context.fetch(inSecond).map(\.title) == ["In B"])
+        }
+    }
+
+    @Test("A missing to-many NSSet defaults with ?? [] as on Apple platforms")
+    func nsSetLiteralDefault() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let item = Item(context: container.viewContext)
+        let tags: NSSet = item.tags ?? []
+        #expect(tags.count == 0)
+        let none: NSSet? = nil
+        #expect((none ?? []).count == 0)
+        let mutable: NSMutableSet? = nil
+        let filled = mutable ?? ["a", "b"]
+        filled.add("c")
+        #expect(filled.count == 3)
+        let ordered: NSOrderedSet = []
+        #expect(ordered.count == 0)
+    }
+}
+
+/// Collects values posted from notification blocks.
+final class Recorder<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: every access holds `lock`.
+    private let lock = NSLock()
+    private var stored: [Value] = []
+    func append(_ value: Value) { lock.lock(); stored.append(value); lock.unlock() }
+    var values: [Value] { lock.lock(); defer { lock.unlock() }; return stored }
+}
