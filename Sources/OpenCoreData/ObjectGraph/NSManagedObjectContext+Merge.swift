@@ -141,8 +141,22 @@ extension NSManagedObjectContext {
         if !insertedNow.isEmpty { userInfo[NSInsertedObjectsKey] = insertedNow }
         if !refreshed.isEmpty { userInfo[NSRefreshedObjectsKey] = refreshed }
         if !deletedNow.isEmpty { userInfo[NSDeletedObjectsKey] = deletedNow }
-        guard !userInfo.isEmpty else { return }
-        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+        if !userInfo.isEmpty {
+            NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+        }
+        postDidMergeChangesObjectIDs(changes, refreshed: refreshed)
+    }
+
+    /// Posts `NSManagedObjectContextDidMergeChangesObjectIDs` after a merge: the IDs the merged
+    /// save inserted, updated and deleted, and those of the objects refreshed here.
+    private func postDidMergeChangesObjectIDs(_ changes: SavedChanges, refreshed: Set<NSManagedObject>) {
+        guard !changes.inserted.isEmpty || !changes.updated.isEmpty || !changes.deleted.isEmpty else { return }
+        var userInfo: [AnyHashable: Any] = [:]
+        if !changes.inserted.isEmpty { userInfo[NSInsertedObjectIDsKey] = changes.inserted }
+        if !changes.updated.isEmpty { userInfo[NSUpdatedObjectIDsKey] = changes.updated }
+        if !changes.deleted.isEmpty { userInfo[NSDeletedObjectIDsKey] = changes.deleted }
+        if !refreshed.isEmpty { userInfo[NSRefreshedObjectIDsKey] = Set(refreshed.map(\.objectID)) }
+        NotificationCenter.default.post(name: NSManagedObjectContext.didMergeChangesObjectIDsNotification, object: self, userInfo: userInfo)
     }
 
     /// Makes the loaded relationships of registered, loaded objects stop pointing at `object`,

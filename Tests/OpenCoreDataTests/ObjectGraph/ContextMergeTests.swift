@@ -377,6 +377,32 @@ struct ContextMergeTests {
         }
     }
 
+    @Test("After a merge the context posts DidMergeChangesObjectIDs with the merged save's IDs", arguments: StoreKind.allCases)
+    func mergePostsObjectIDs(_ kind: StoreKind) throws {
+        let (saver, merger) = try Self.contexts(kind)
+        let kept = try saver.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: saver)
+            try saver.save()
+            return todo.objectID
+        }
+        let registered = try merger.performAndWait { UncheckedBox(try merger.existingObject(with: kept)) }
+        var insertedID: NSManagedObjectID?
+        let saved = try Self.save(saver) {
+            try saver.existingObject(with: kept).setValue("changed", forKey: "title")
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: saver)
+            try saver.obtainPermanentIDs(for: [todo])
+            insertedID = todo.objectID
+        }
+        let log = NotificationLog([.NSManagedObjectContextDidMergeChangesObjectIDs], object: merger)
+        merger.performAndWait { merger.mergeChanges(fromContextDidSave: saved.value) }
+        let info = try #require(log.notifications.first?.userInfo)
+        #expect(log.notifications.count == 1)
+        #expect(info[NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<NSManagedObjectID> == [try #require(insertedID)])
+        #expect(info[NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue] as? Set<NSManagedObjectID> == [kept])
+        #expect(info[NSManagedObjectContext.NotificationKey.refreshedObjectIDs.rawValue] as? Set<NSManagedObjectID> == [kept])
+        withExtendedLifetime(registered) {}
+    }
+
     @Test("A merge that changes nothing here posts no notification", arguments: StoreKind.allCases)
     func mergeWithoutEffectIsSilent(_ kind: StoreKind) throws {
         let (saver, merger) = try Self.contexts(kind)
