@@ -303,6 +303,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             updated[key] = object
             pendingUpdated[key] = object
             scheduleProcessingPendingChanges()
+        } else if pendingUpdated[key] == nil {
+            // Changed again after its update was posted: Apple reports it in the next
+            // ObjectsDidChange too (each event lists the objects changed during it).
+            pendingUpdated[key] = object
+            scheduleProcessingPendingChanges()
         }
     }
 

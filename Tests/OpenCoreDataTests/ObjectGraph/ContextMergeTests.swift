@@ -55,6 +55,24 @@ struct ContextMergeTests {
         #expect((saves[2].userInfo?[NSDeletedObjectsKey] as? NSSet)?.count == 1)
     }
 
+    @Test("Each ObjectsDidChange lists the objects changed since the last one, an object already changed included")
+    func repeatedUpdatesArePostedAgain() throws {
+        let context = try TestModels.sqliteContext(TestModels.todoModel())
+        let log = NotificationLog([.NSManagedObjectContextObjectsDidChange], object: context)
+        try context.performAndWait {
+            let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+            try context.save()
+            todo.setValue("first", forKey: "title")
+            context.processPendingChanges()
+            todo.setValue("second", forKey: "title")
+            context.processPendingChanges()
+            context.processPendingChanges()
+        }
+        let updates = log.notifications.compactMap { $0.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject> }
+        #expect(updates.count == 2)
+        #expect(updates.allSatisfy { $0.count == 1 })
+    }
+
     @Test("A save in one context is visible to another's fetch; mergeChanges updates registered objects")
     func mergeChanges() throws {
         let first = try TestModels.inMemoryContext(TestModels.todoModel())
