@@ -116,13 +116,19 @@ struct ContextMergeTests {
         }
     }
 
-    @Test("automaticallyMergesChangesFromParent merges saves of sibling contexts")
-    func automaticMerge() async throws {
+    /// A container on a store at /dev/null, and a background context that merges its saves.
+    static func mergingContainer() -> (NSPersistentContainer, NSManagedObjectContext) {
         let container = NSPersistentContainer(name: "Merge", managedObjectModel: TestModels.todoModel())
         container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
         container.loadPersistentStores { _, error in #expect(error == nil) }
         let viewer = container.newBackgroundContext()
         viewer.automaticallyMergesChangesFromParent = true
+        return (container, viewer)
+    }
+
+    @Test("automaticallyMergesChangesFromParent merges saves of sibling contexts")
+    func automaticMerge() async throws {
+        let (container, viewer) = Self.mergingContainer()
         let id = try await container.performBackgroundTask { context in
             let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
             todo.setValue("one", forKey: "title")
@@ -438,11 +444,7 @@ struct ContextMergeTests {
 
     @Test("automaticallyMergesChangesFromParent reports a merge with the same keys")
     func automaticMergeNotification() async throws {
-        let container = NSPersistentContainer(name: "Merge", managedObjectModel: TestModels.todoModel())
-        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
-        container.loadPersistentStores { _, error in #expect(error == nil) }
-        let viewer = container.newBackgroundContext()
-        viewer.automaticallyMergesChangesFromParent = true
+        let (container, viewer) = Self.mergingContainer()
         let id = try await container.performBackgroundTask { context in
             let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
             try context.save()
