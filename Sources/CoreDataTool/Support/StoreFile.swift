@@ -5,8 +5,8 @@ import OpenCoreData
 /// Read-only access to a store file for what Core Data's API does not show: the model cache,
 /// `Z_PRIMARYKEY`, the SQL schema, row counts and primary keys in order.
 ///
-/// Opened like the library opens read-only stores (`immutable=1` when there is no `-wal` or
-/// `-journal` file), so the file and its companions are never written.
+/// Opened where the library reads read-only stores from (`SQLiteReadOnlyLocation`), so the
+/// file and its companions are never created or changed.
 final class StoreFile {
     /// One row of `Z_PRIMARYKEY`.
     struct EntityRow: Sendable {
@@ -28,6 +28,7 @@ final class StoreFile {
     /// The metadata, `NSStoreUUID` and `NSStoreType` merged in (as `metadataForPersistentStore` returns them).
     let metadata: [String: Any]
     private let queue: DatabaseQueue
+    private let location: SQLiteReadOnlyLocation
 
     /// Opens the store at `path` read-only.
     /// - Throws: `ToolError` for a missing path, a directory, a file that is not SQLite or not a Core Data store.
@@ -43,12 +44,15 @@ final class StoreFile {
         guard let inspection else { throw ToolError("no store file at \(path)") }
         if inspection.isEmpty { throw ToolError("\(path) is an empty database, not a Core Data store") }
         metadata = inspection.metadata
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.label = "coredata.inspect"
         do {
-            queue = try DatabaseQueue(path: SQLiteStoreFile.readOnlyPath(for: url), configuration: configuration)
+            location = try SQLiteReadOnlyLocation.forReading(url)
         } catch {
+            throw ToolError.wrapping(error)
+        }
+        do {
+            queue = try DatabaseQueue(path: location.path, configuration: SQLiteStoreFile.readOnlyConfiguration(label: "coredata.inspect"))
+        } catch {
+            location.remove()
             throw ToolError("cannot open \(path) read-only: \(ToolError.describe(error))")
         }
     }
@@ -56,6 +60,7 @@ final class StoreFile {
     /// Closes the connection.
     func close() {
         try? queue.close()
+        location.remove()
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws -> T {
@@ -80,17 +85,24 @@ final class StoreFile {
     func entityRows() throws -> [EntityRow] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").compactMap { row in
-                guard let number: Int = row[0], let name: String = row[1] else { return nil }
-                return EntityRow(number: number, name: name, superNumber: row[2] ?? 0, maxKey: row[3] ?? 0)
+                // Raw values: a typed subscript stops the process on a value of another type.
+                guard let number = Self.integer(row[0]), let name = String.fromDatabaseValue(row[1]) else { return nil }
+                return EntityRow(number: Int(clamping: number), name: name, superNumber: Int(clamping: Self.integer(row[2]) ?? 0), maxKey: Self.integer(row[3]) ?? 0)
             }
         }
+    }
+
+    private static func integer(_ value: DatabaseValue) -> Int64? {
+        if case .int64(let number) = value.storage { return number }
+        return nil
     }
 
     /// The rows of `sqlite_master`, in file order.
     func schemaObjects() throws -> [SchemaObject] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid").map { row in
-                SchemaObject(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3])
+                SchemaObject(type: String.fromDatabaseValue(row[0]) ?? "", name: String.fromDatabaseValue(row[1]) ?? "",
+                             tableName: String.fromDatabaseValue(row[2]) ?? "", sql: String.fromDatabaseValue(row[3]))
             }
         }
     }

@@ -54,8 +54,8 @@ final class StoreSession {
                         ])
                 }
             }
-            // Immutable when possible: reading a store must not leave -wal/-shm files beside it.
-            var options: [AnyHashable: Any] = [NSReadOnlyPersistentStoreOption: true, OCDReadOnlyImmutableOption: true]
+            // The library's read-only open never creates or changes a file beside the store.
+            var options: [AnyHashable: Any] = [NSReadOnlyPersistentStoreOption: true]
             if ignore { options[OCDReadOnlyIgnoringVersionHashesOption] = true }
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: resolved.model)
             // After the coordinator froze the model, which numbers its entities.

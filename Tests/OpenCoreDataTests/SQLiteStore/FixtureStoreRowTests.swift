@@ -28,10 +28,11 @@ struct FixtureStoreRowTests {
     private static func rawQueue(_ url: URL) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
-        return try DatabaseQueue(path: SQLiteStoreFile.readOnlyPath(for: url), configuration: configuration)
+        return try DatabaseQueue(path: SQLiteReadOnlyLocation.forReading(url).path, configuration: configuration)
     }
 
-    private func model(for pair: (store: String, model: String?), copy: URL) throws -> NSManagedObjectModel {
+    /// The model a fixture store is read with: its model file, or its own `Z_MODELCACHE`.
+    static func model(for pair: (store: String, model: String?), copy: URL) throws -> NSManagedObjectModel {
         if let path = pair.model {
             return try NSManagedObjectModel.load(contentsOf: Fixtures.require().appendingPathComponent("models").appendingPathComponent(path))
         }
@@ -46,7 +47,7 @@ struct FixtureStoreRowTests {
         let pair = Self.pairs[index]
         let copy = try Fixtures.copy(Fixtures.store(pair.store))
         let before = try Data(contentsOf: copy)
-        let model = try model(for: pair, copy: copy)
+        let model = try Self.model(for: pair, copy: copy)
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: copy)
         let differing = model.entitiesDiffering(fromStoreMetadata: metadata, configuration: nil)
         var options: [AnyHashable: Any] = [NSReadOnlyPersistentStoreOption: true]

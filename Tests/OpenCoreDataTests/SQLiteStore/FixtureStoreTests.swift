@@ -68,7 +68,7 @@ struct FixtureStoreTests {
     private func rawCount(_ url: URL, _ sql: String) throws -> Int {
         var configuration = Configuration()
         configuration.readonly = true
-        let queue = try DatabaseQueue(path: SQLiteStoreFile.readOnlyPath(for: url), configuration: configuration)
+        let queue = try DatabaseQueue(path: SQLiteReadOnlyLocation.forReading(url).path, configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }

@@ -90,8 +90,11 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
             }
             plans[schema.entityNumber(of: readEntity)] = EntityPlan(entity: readEntity, slots: slots)
         }
-        var byNumber = [EntityPlan?](repeating: nil, count: (plans.keys.max() ?? -1) + 1)
-        for (number, plan) in plans where number >= 0 { byNumber[number] = plan }
+        // Entity numbers are checked at open (1…SQLiteStoreFileCheck.maximumEntityNumber); the
+        // bounds here keep a number that slipped through from sizing the array.
+        let numbers = plans.keys.filter { $0 >= 0 && $0 <= SQLiteStoreFileCheck.maximumEntityNumber }
+        var byNumber = [EntityPlan?](repeating: nil, count: (numbers.max() ?? -1) + 1)
+        for number in numbers { byNumber[number] = plans[number] }
         self.plans = byNumber
     }
 

@@ -17,14 +17,34 @@ extension SQLiteStore {
     }
 
     /// Adds `count` to the hierarchy's `Z_MAX` and returns the first reserved key.
+    ///
+    /// `Z_MAX` is read and checked first: SQLite turns an integer sum that overflows into a
+    /// REAL, so a damaged `Z_MAX` near `Int64.max` (or one that is not an integer) would hand out
+    /// keys that are not integers. It fails the save with `NSSQLiteError` (134180) instead.
     private func reserveKeys(_ db: Database, root: NSEntityDescription, count: Int) throws -> Int64 {
         let number = Int64(schema.entityNumber(of: root))
-        try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = COALESCE(Z_MAX, 0) + ? WHERE Z_ENT = ?", [Int64(count), number])
-        if db.changesCount == 0 {
-            try Self.execute(db, "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)", [number, root.name ?? "", Int64(count)])
+        let reserved = Int64(count)
+        let stored = try Row.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [number])
+        guard let stored else {
+            try Self.execute(db, "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)", [number, root.name ?? "", reserved])
+            return 1
         }
-        let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [number]) ?? Int64(count)
-        return max - Int64(count) + 1
+        let current: Int64
+        switch (stored[0] as DatabaseValue).storage {
+        case .null: current = 0
+        case .int64(let value) where value >= 0: current = value
+        default: throw corruptKeyCounter(root, stored[0], reason: "is not a non-negative integer")
+        }
+        let (newMax, overflow) = current.addingReportingOverflow(reserved)
+        guard !overflow else { throw corruptKeyCounter(root, stored[0], reason: "leaves no room for \(count) more primary keys") }
+        try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [newMax, number])
+        return current + 1
+    }
+
+    /// The error of a save whose `Z_PRIMARYKEY.Z_MAX` cannot give out keys.
+    private func corruptKeyCounter(_ root: NSEntityDescription, _ value: DatabaseValue, reason: String) -> NSError {
+        CoreDataError.make(NSSQLiteError, "The store \(url.path) is damaged: Z_PRIMARYKEY.Z_MAX of \(root.name ?? "?") (\(value)) \(reason); nothing was saved.",
+                           userInfo: [NSFilePathErrorKey: url.path])
     }
 
     /// Writes a save in one transaction: conflicts are checked first, then keys are reserved
@@ -64,7 +84,7 @@ extension SQLiteStore {
             for insert in request.inserted where insert.objectID.isTemporaryID {
                 let root = ObjectIdentifier(insert.objectID.entity.rootEntity)
                 let key = nextKey[root]!
-                nextKey[root] = key + 1
+                nextKey[root] = key &+ 1  // past the last key only when Z_MAX reached Int64.max; never used
                 result.permanentIDs[insert.objectID.key] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, handle: reference)
             }
             let map = result.permanentIDs

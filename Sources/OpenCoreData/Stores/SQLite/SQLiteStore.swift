@@ -16,6 +16,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     let builder: SQLiteQueryBuilder
     let options: SQLiteStoreOptions
     private let poolState: Mutex<DatabasePool?>
+    /// Where a read-only store is read from; its private copy, if any, is removed on close.
+    private let readOnlyLocation: SQLiteReadOnlyLocation?
 
     struct Caches: @unchecked Sendable {
         // @unchecked: the values are immutable decoders/plans built from a frozen model.
@@ -35,20 +37,31 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let metadata: [String: Any]
     }
 
-    private init(url: URL, schema: SQLiteSchema, options: SQLiteStoreOptions, pool: DatabasePool) {
+    private init(url: URL, schema: SQLiteSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?) {
         self.url = url
+        self.readOnlyLocation = readOnlyLocation
         self.schema = schema
         self.builder = SQLiteQueryBuilder(schema: schema)
         self.options = options
         self.poolState = Mutex(pool)
     }
 
+    deinit {
+        // A store read from a private copy and never closed still removes its copy.
+        guard readOnlyLocation?.privateCopy != nil else { return }
+        if let pool = poolState.withLock({ $0 }) { try? pool.close() }
+        readOnlyLocation?.remove()
+    }
+
     // MARK: - Opening
 
     /// Opens (or creates) the store at `url` for a model.
     ///
-    /// The file is inspected read-only first; a store whose version hashes differ from the
-    /// model's throws `NSPersistentStoreIncompatibleVersionHashError` before anything is written.
+    /// The file is inspected read-only first, and everything that can fail is checked before
+    /// anything is written: a damaged file throws 259, a store whose version hashes differ from
+    /// the model's `NSPersistentStoreIncompatibleVersionHashError`, and the file and its
+    /// companions are left byte-identical. A read-only open never creates or changes a file
+    /// (see `SQLiteReadOnlyLocation`).
     static func open(url: URL, options rawOptions: [AnyHashable: Any]?, model: NSManagedObjectModel, configuration: String?) throws -> Opened {
         guard url.isFileURL else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "The SQLite store URL \(url) is not a file URL.")
@@ -67,8 +80,18 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         } else {
             try checkCreatable(url)
         }
+        if let inspection, !inspection.isEmpty, !options.readOnly {
+            try SQLiteStoreFileCheck.trialWrite(inspection.header, url: url, timeout: options.busyTimeout)
+        }
 
-        let pool = try openPool(url: url, options: options)
+        let readOnlyLocation = options.readOnly ? try SQLiteReadOnlyLocation.forReading(url) : nil
+        let pool: DatabasePool
+        do {
+            pool = try openPool(url: url, options: options, location: readOnlyLocation)
+        } catch {
+            readOnlyLocation?.remove()
+            throw error
+        }
         do {
             var numbers = inspection?.entityNumbers ?? [:]
             var metadata = inspection?.metadata ?? [:]
@@ -78,7 +101,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                 (numbers, metadata, uuid) = (created.entityNumbers, created.metadata, created.uuid)
             }
             let schema = SQLiteSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers)
-            let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool)
+            let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation)
             let identifier = uuid ?? UUID().uuidString
             metadata[NSStoreUUIDKey] = identifier
             metadata[NSStoreTypeKey] = NSSQLiteStoreType
@@ -86,20 +109,15 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             return Opened(store: store, uuid: identifier, metadata: metadata)
         } catch {
             try? pool.close()
+            readOnlyLocation?.remove()
             throw SQLiteStoreErrors.openError(error, url: url)
         }
     }
 
-    private static func openPool(url: URL, options: SQLiteStoreOptions) throws -> DatabasePool {
+    private static func openPool(url: URL, options: SQLiteStoreOptions, location: SQLiteReadOnlyLocation?) throws -> DatabasePool {
         let configuration = options.configuration(label: "OpenCoreData.SQLiteStore")
         do {
-            let path = options.opensImmutable ? SQLiteStoreFile.readOnlyPath(for: url) : url.path
-            return try DatabasePool(path: path, configuration: configuration)
-        } catch let error as DatabaseError where options.readOnly && error.resultCode.primaryResultCode == .SQLITE_CANTOPEN {
-            // A read-only store in a folder we cannot write to (no -shm can be made): read it immutably.
-            let immutable = SQLiteStoreFile.readOnlyPath(for: url)
-            guard immutable != url.path else { throw SQLiteStoreErrors.openError(error, url: url) }
-            do { return try DatabasePool(path: immutable, configuration: configuration) } catch { throw SQLiteStoreErrors.openError(error, url: url) }
+            return try DatabasePool(path: location?.path ?? url.path, configuration: configuration)
         } catch {
             throw SQLiteStoreErrors.openError(error, url: url)
         }
@@ -215,6 +233,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         } catch {
             Log.store.error("Closing the SQLite store \(url.path) failed: \(error)")
         }
+        if pool != nil { readOnlyLocation?.remove() }
     }
 
     // MARK: - Metadata

@@ -11,6 +11,8 @@ package struct SQLiteStoreInspection {
     package var uuid: String?
     /// `Z_NAME → Z_ENT` from `Z_PRIMARYKEY`.
     package var entityNumbers: [String: Int] = [:]
+    /// The file's first 100 bytes (SQLite's database header), empty for an empty file.
+    package var header = Data()
 }
 
 /// Opening and inspecting store files; nothing here writes to a file.
@@ -43,17 +45,35 @@ package enum SQLiteStoreFile {
             ])
         }
 
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(timeout)
-        configuration.label = "OpenCoreData.inspect"
+        try SQLiteStoreFileCheck.checkHeader(prefix, url: url)
+        let location = try SQLiteReadOnlyLocation.forReading(url)
+        defer { location.remove() }
         do {
-            let queue = try DatabaseQueue(path: readOnlyPath(for: url), configuration: configuration)
+            let queue = try DatabaseQueue(path: location.path, configuration: readOnlyConfiguration(label: "OpenCoreData.inspect", timeout: timeout))
             defer { try? queue.close() }
-            return try queue.read { db in try inspect(db, url: url) }
+            return try queue.read { db in
+                let inspection = try inspect(db, url: url)
+                // The header is checked against the schema only when it is the file's own: a
+                // non-empty -wal may hold a newer page 1.
+                if location.readsMainFileOnly, !inspection.isEmpty {
+                    try SQLiteStoreFileCheck.checkRootPage(prefix, db: db, url: url)
+                }
+                var result = inspection
+                result.header = prefix
+                return result
+            }
         } catch {
             throw SQLiteStoreErrors.openError(error, url: url, action: "read")
         }
+    }
+
+    /// The configuration of a connection that only reads.
+    package static func readOnlyConfiguration(label: String, timeout: TimeInterval = SQLiteStoreOptions.defaultBusyTimeout) -> Configuration {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(timeout)
+        configuration.label = label
+        return configuration
     }
 
     /// Reads the metadata and entity numbers of an open database.
@@ -66,12 +86,19 @@ package enum SQLiteStoreFile {
                                      userInfo: [NSFilePathErrorKey: url.path])
         }
         var inspection = SQLiteStoreInspection(isEmpty: false)
+        // Raw values, checked here: GRDB's typed row subscripts stop the process on a value of
+        // another type, and every value in the file may be anything.
         guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") else {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The Core Data store \(url.path) has an empty Z_METADATA table.",
                                      userInfo: [NSFilePathErrorKey: url.path])
         }
-        let uuid: String? = row[0]
-        let plist: Data? = row[1]
+        let uuid = try SQLiteStoreFileCheck.text(row[0] as DatabaseValue, column: "Z_METADATA.Z_UUID", url: url)
+        let plist: Data?
+        switch (row[1] as DatabaseValue).storage {
+        case .null: plist = nil
+        case .blob(let data): plist = data
+        default: throw SQLiteStoreFileCheck.corrupt("Z_METADATA.Z_PLIST holds \(SQLiteStoreFileCheck.describe(row[1])), not a property list blob", url: url)
+        }
         do {
             inspection.metadata = try plist.map(SQLiteMetadata.decode) ?? [:]
         } catch {
@@ -83,21 +110,7 @@ package enum SQLiteStoreFile {
         inspection.uuid = uuid
         if let uuid { inspection.metadata[NSStoreUUIDKey] = uuid }
         if inspection.metadata[NSStoreTypeKey] == nil { inspection.metadata[NSStoreTypeKey] = NSSQLiteStoreType }
-        for entityRow in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
-            if let number: Int = entityRow[0], let name: String = entityRow[1] { inspection.entityNumbers[name] = number }
-        }
+        inspection.entityNumbers = try SQLiteStoreFileCheck.entityNumbers(db, url: url)
         return inspection
-    }
-
-    /// The path to open a file read-only with: an `immutable=1` URI when no `-wal` or `-journal`
-    /// file exists (so nothing, not even a `-shm` file, is created next to it), else the plain path.
-    package static func readOnlyPath(for url: URL) -> String {
-        let path = url.path
-        let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: path + "-wal") || fileManager.fileExists(atPath: path + "-journal") {
-            return path
-        }
-        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
-        return "file:\(encoded)?mode=ro&immutable=1"
     }
 }

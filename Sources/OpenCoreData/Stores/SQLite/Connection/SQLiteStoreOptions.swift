@@ -5,12 +5,6 @@ import GRDB
 /// even though its version hashes differ from the model's. Ignored for writable stores.
 package let OCDReadOnlyIgnoringVersionHashesOption = "OCDReadOnlyIgnoringVersionHashesOption"
 
-/// Option (OpenCoreData only, package API): with `NSReadOnlyPersistentStoreOption`, open a store
-/// that has no `-wal` or `-journal` file as immutable (`file:…?mode=ro&immutable=1`), so SQLite
-/// creates no `-wal`/`-shm` files beside it. For inspection tools reading a file nobody writes
-/// meanwhile (an immutable connection does not see other processes' writes). Ignored for writable stores.
-package let OCDReadOnlyImmutableOption = "OCDReadOnlyImmutableOption"
-
 /// The store options Apple defines that the SQLite store honours.
 package struct SQLiteStoreOptions {
     /// `NSReadOnlyPersistentStoreOption`.
@@ -23,9 +17,6 @@ package struct SQLiteStoreOptions {
     /// store whose hashes differ from the model (inspection tools, and stores whose model
     /// uses features the hash algorithm does not cover yet).
     package var ignoresVersionHashes = false
-    /// `OCDReadOnlyImmutableOption` with `NSReadOnlyPersistentStoreOption`: open the file immutably
-    /// when no `-wal`/`-journal` exists, leaving no companion files behind.
-    package var opensImmutable = false
 
     /// The default busy timeout, in seconds.
     package static let defaultBusyTimeout: TimeInterval = 10
@@ -37,7 +28,6 @@ package struct SQLiteStoreOptions {
         guard let options else { return }
         readOnly = Self.bool(options[NSReadOnlyPersistentStoreOption]) ?? false
         ignoresVersionHashes = readOnly && (Self.bool(options[OCDReadOnlyIgnoringVersionHashesOption]) ?? false)
-        opensImmutable = readOnly && (Self.bool(options[OCDReadOnlyImmutableOption]) ?? false)
         if let timeout = options[NSPersistentStoreTimeoutOption] {
             if let seconds = AttributeConversion.double(timeout), seconds >= 0 { busyTimeout = seconds }
         }

@@ -1,0 +1,69 @@
+import Foundation
+
+/// Where SQLite opens a store file read-only so that nothing beside it is created or changed.
+///
+/// SQLite's ordinary read-only mode still creates a `-shm` file for a WAL store and writes its
+/// read marks into an existing one, which the next writer notices (docs/StoreFormat.md
+/// "Read-only opens"). So a read-only open picks one of three ways, by the companions present:
+/// - no non-empty `-wal` and no `-journal`: `immutable=1`, which never opens a companion file;
+/// - a `-wal` and a `-shm`: `readonly_shm=1`, which opens the `-shm` read-only. When no live writer
+///   holds it SQLite rebuilds the WAL index privately in heap memory from the `-wal` file
+///   (<https://www.sqlite.org/walformat.html>), so committed WAL content is read without a write;
+/// - a `-wal` without a `-shm` (a copied or crashed store): SQLite cannot read it without creating
+///   a `-shm`, so the file and its `-wal` are copied into a private temporary folder and read there.
+package struct SQLiteReadOnlyLocation: Sendable {
+    /// The path or `file:` URI to give SQLite.
+    package let path: String
+    /// The private folder holding a copy, removed by `remove()`.
+    package var privateCopy: URL?
+    /// Whether SQLite reads the main file alone (`immutable`): its header is then the database's.
+    package var readsMainFileOnly = false
+
+    /// The location to read `url` from without writing beside it.
+    /// - Throws: `NSPersistentStoreOpenError` when a private copy cannot be made.
+    package static func forReading(_ url: URL) throws -> SQLiteReadOnlyLocation {
+        let path = url.path
+        if hasContent(path + "-journal") {
+            // A rollback journal: a plain read-only connection reads (or refuses a hot journal) and
+            // creates nothing; `immutable` would ignore the journal.
+            return SQLiteReadOnlyLocation(path: uri(path, "mode=ro"), privateCopy: nil)
+        }
+        guard hasContent(path + "-wal") else {
+            return SQLiteReadOnlyLocation(path: uri(path, "mode=ro&immutable=1"), privateCopy: nil, readsMainFileOnly: true)
+        }
+        if FileManager.default.fileExists(atPath: path + "-shm") {
+            return SQLiteReadOnlyLocation(path: uri(path, "mode=ro&readonly_shm=1"), privateCopy: nil)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreData-readonly-\(UUID().uuidString)", isDirectory: true)
+        let copy = folder.appendingPathComponent(url.lastPathComponent.isEmpty ? "Store.sqlite" : url.lastPathComponent)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: path, toPath: copy.path)
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy.path + "-wal")
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw CoreDataError.make(NSPersistentStoreOpenError,
+                                     "Cannot read \(path) read-only: it has a -wal file but no -shm file, and a private copy to read it from could not be made (\(error)).",
+                                     userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: error as NSError])
+        }
+        return SQLiteReadOnlyLocation(path: uri(copy.path, "mode=ro"), privateCopy: folder)
+    }
+
+    /// Removes the private copy, if one was made.
+    package func remove() {
+        if let privateCopy { try? FileManager.default.removeItem(at: privateCopy) }
+    }
+
+    /// Whether a companion file exists and is not empty (an empty `-wal` holds no frames).
+    private static func hasContent(_ path: String) -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
+        return ((attributes[.size] as? NSNumber)?.intValue ?? 1) > 0
+    }
+
+    private static func uri(_ path: String, _ query: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%&=")
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+        return "file:\(encoded)?\(query)"
+    }
+}
