@@ -88,8 +88,10 @@ extension NSManagedObjectContext {
                 changed.append(index)
             }
             if changed.isEmpty { continue }
+            // Wrapping: the version is read from the store file (Z_OPT) and may be Int64.max; only
+            // its equality with the stored one matters to the optimistic-locking check.
             request.updated.append(StoreUpdate(
-                snapshot: RowSnapshot(objectID: object.objectID, version: committed.version + 1, values: object.currentStoreValues()),
+                snapshot: RowSnapshot(objectID: object.objectID, version: committed.version &+ 1, values: object.currentStoreValues()),
                 expectedVersion: committed.version,
                 changedIndices: changed,
                 committedValues: committed.values))
@@ -129,7 +131,7 @@ extension NSManagedObjectContext {
             // An object whose changes cancelled out (a member removed and added back) was not
             // written, so the store still has its old version.
             let wasWritten = written[ObjectIdentifier(object)] != nil
-            let version = (object.committed?.version ?? 0) + (wasWritten ? 1 : 0)
+            let version = (object.committed?.version ?? 0) &+ (wasWritten ? 1 : 0)  // wrapping, as in makeSaveRequest
             let values = written[ObjectIdentifier(object)] ?? object.currentStoreValues()
             object.committed = RowSnapshot(objectID: object.objectID, version: version, values: values)
             object.markRelationshipsCommitted()

@@ -1,0 +1,215 @@
+import Foundation
+import GRDB
+import Testing
+@testable import OpenCoreData
+
+/// Fuzz targets "corrupt store" and "read-only open": real store files (ours and copies of
+/// Apple's fixtures) with random values written into their Core Data tables and random bytes
+/// changed, then opened read-only and read-write, fetched, faulted and saved.
+///
+/// What must hold for every input: no trap (a trap ends the test run), every failure an NSError
+/// in NSCocoaErrorDomain, a failed open and a read-only open leave every file in the folder
+/// byte-identical. Inputs per target: `OCD_STORE_FUZZ_COUNT`, else `OCD_FUZZ_COUNT`, else
+/// `defaultCount`; seed `OCD_FUZZ_SEED` (docs/Fuzzing.md, "Stores").
+@Suite("Corrupt-store fuzzing")
+struct CorruptStoreFuzzTests {
+    /// Inputs per target in a plain `swift test`: a corrupt-store input costs about 10 ms in a
+    /// debug build (a file copy, two opens, fetches and a save): 150 take about 4 s.
+    static let defaultCount = 150
+    static let count: Int = {
+        let environment = ProcessInfo.processInfo.environment
+        return (environment["OCD_STORE_FUZZ_COUNT"] ?? environment["OCD_FUZZ_COUNT"]).flatMap(Int.init) ?? defaultCount
+    }()
+    static let seed: UInt64 = ProcessInfo.processInfo.environment["OCD_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5107_E14
+
+    /// SplitMix64, so a failing input can be replayed from the seed.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// A store to mutate: its bytes (closed, no companions) and the model to open it with.
+    struct Base {
+        let name: String
+        let bytes: Data
+        let model: NSManagedObjectModel
+        let isOurs: Bool
+    }
+
+    static func bases() throws -> [Base] {
+        let ours = try HardeningStores.todoStore()
+        var bases = [Base(name: "todo", bytes: try Data(contentsOf: ours), model: TestModels.todoModel(), isOurs: true)]
+        guard Fixtures.root != nil else { return bases }
+        for pair in FixtureStoreRowTests.pairs where pair.model != nil {
+            let copy = try Fixtures.copy(Fixtures.store(pair.store))
+            bases.append(Base(name: pair.store, bytes: try Data(contentsOf: copy), model: try FixtureStoreRowTests.model(for: pair, copy: copy), isOurs: false))
+        }
+        return bases
+    }
+
+    // MARK: - Mutations
+
+    /// A random SQLite value: the types and edge values a damaged file can hold.
+    static func randomValue(_ random: inout Generator) -> (sql: String, argument: DatabaseValue) {
+        switch Int.random(in: 0..<12, using: &random) {
+        case 0: return ("?", .null)
+        case 1: return ("?", [Int64.max, Int64.min, -1, 0, 1, Int64(Int32.max) + 1, 65_536].randomElement(using: &random)!.databaseValue)
+        case 2: return ("?", Int64.random(in: -1000...1000, using: &random).databaseValue)
+        case 3: return ("?", Int64.random(in: Int64.min...Int64.max, using: &random).databaseValue)
+        case 4: return ("?", [1e300, -1e300, 0.5, -0.0, 9.3e18, Double.infinity].randomElement(using: &random)!.databaseValue)
+        case 5: return ("?", String((0..<Int.random(in: 0...12, using: &random)).map { _ in Character(UnicodeScalar(UInt8.random(in: 32...126, using: &random))) }).databaseValue)
+        case 6: return ("CAST(? AS TEXT)", randomBytes(&random).databaseValue)  // text that is not UTF-8
+        case 7: return ("?", randomBytes(&random).databaseValue)
+        case 8: return ("?", (Data("bplist00".utf8) + randomBytes(&random)).databaseValue)
+        case 9: return ("?", ["TodoEntity", "", "Z_METADATA", "\u{0}", "é"].randomElement(using: &random)!.databaseValue)
+        case 10: return ("?", (try? PropertyListSerialization.data(fromPropertyList: ["NSStoreType": 7, "NSStoreModelVersionHashes": ["TodoEntity": 1]], format: .binary, options: 0))?.databaseValue ?? .null)
+        default: return ("?", Data(repeating: 0xFF, count: Int.random(in: 0...64, using: &random)).databaseValue)
+        }
+    }
+
+    static func randomBytes(_ random: inout Generator) -> Data {
+        Data((0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+    }
+
+    /// Writes a random value into a random row and column of a random table (Core Data's own
+    /// tables more often); a write SQLite refuses (a non-integer rowid) leaves the file as it was.
+    static func mutateValue(_ url: URL, _ random: inout Generator) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        try queue.writeWithoutTransaction { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            guard !tables.isEmpty else { return }
+            let table: String
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0...2 where tables.contains("Z_PRIMARYKEY"): table = "Z_PRIMARYKEY"
+            case 3...4 where tables.contains("Z_METADATA"): table = "Z_METADATA"
+            default: table = tables.randomElement(using: &random)!
+            }
+            let columns = try db.columns(in: table).map(\.name)
+            guard let column = columns.randomElement(using: &random) else { return }
+            let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(table)\"") ?? 0
+            guard rows > 0 else { return }
+            let value = randomValue(&random)
+            let offset = Int.random(in: 0..<rows, using: &random)
+            let sql = "UPDATE \"\(table)\" SET \"\(column)\" = \(value.sql) WHERE rowid = (SELECT rowid FROM \"\(table)\" ORDER BY rowid LIMIT 1 OFFSET \(offset))"
+            do { try db.execute(sql: sql, arguments: [value.argument]) } catch {}
+        }
+    }
+
+    /// Changes a few bytes: in the header half the time, anywhere the rest; sometimes truncates.
+    static func mutateBytes(_ data: inout Data, _ random: inout Generator) {
+        if Int.random(in: 0..<10, using: &random) == 0 {
+            data = data.prefix(Int.random(in: 0...data.count, using: &random))
+            return
+        }
+        for _ in 0..<Int.random(in: 1...6, using: &random) where !data.isEmpty {
+            let offset = Bool.random(using: &random) ? Int.random(in: 0..<min(100, data.count), using: &random) : Int.random(in: 0..<data.count, using: &random)
+            data[offset] = UInt8.random(in: 0...255, using: &random)
+        }
+    }
+
+    // MARK: - Running an input
+
+    /// Reads everything a context can reach: every entity's objects, their values and relationships.
+    static func exercise(_ context: NSManagedObjectContext, model: NSManagedObjectModel, save: Bool) -> [NSError] {
+        var errors: [NSError] = []
+        context.performAndWait {
+            for entity in model.entities {
+                guard let name = entity.name else { continue }
+                do {
+                    let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: name))
+                    _ = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: name))
+                    for object in objects.prefix(8) {
+                        for property in entity.propertiesByName.keys {
+                            if let set = object.value(forKey: property) as? Set<NSManagedObject> { _ = set.map(\.objectID) }
+                        }
+                    }
+                    if save, let first = objects.first {
+                        if let attribute = entity.attributesByName.first(where: { $0.value.attributeType == .stringAttributeType })?.key {
+                            first.setValue("fuzzed", forKey: attribute)
+                        }
+                        if objects.count > 1 { context.delete(objects[objects.count - 1]) }
+                    }
+                } catch let error as NSError {
+                    errors.append(error)
+                }
+            }
+            guard save else { return }
+            if model.entitiesByName["TodoEntity"] != nil {
+                let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+                todo.setValue("new", forKey: "title")
+            }
+            do { try context.save() } catch let error as NSError { errors.append(error) }
+        }
+        return errors
+    }
+
+    private func removeStores(_ context: NSManagedObjectContext) {
+        context.performAndWait {
+            let coordinator = context.persistentStoreCoordinator!
+            for store in coordinator.persistentStores { try? coordinator.remove(store) }
+        }
+    }
+
+    /// One input: a mutated copy of a base store, opened read-only then read-write.
+    private func run(_ base: Base, input: Int, random: inout Generator) throws {
+        let url = TestStoreFiles.newStoreURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        var bytes = base.bytes
+        let byteMutation = Bool.random(using: &random)
+        if byteMutation { Self.mutateBytes(&bytes, &random) }
+        try bytes.write(to: url)
+        if !byteMutation { try Self.mutateValue(url, &random) }
+        let label = "input \(input) (\(base.name), \(byteMutation ? "bytes" : "value"))"
+
+        // Read-only open: nothing changes, opened or not.
+        let before = try StoreFolderSnapshot(of: url)
+        let readOnly = NSPersistentStoreCoordinator(managedObjectModel: base.model)
+        do {
+            try readOnly.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                            options: [NSReadOnlyPersistentStoreOption: true, OCDReadOnlyIgnoringVersionHashesOption: true])
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = readOnly
+            for error in Self.exercise(context, model: base.model, save: false) {
+                #expect(error.domain == NSCocoaErrorDomain, "\(label): \(error)")
+            }
+            removeStores(context)
+        } catch let error as NSError {
+            #expect(error.domain == NSCocoaErrorDomain, "\(label): read-only open: \(error)")
+        }
+        let afterReadOnly = try StoreFolderSnapshot(of: url)
+        #expect(afterReadOnly == before, "\(label): the read-only open changed \(afterReadOnly.differences(from: before))")
+
+        // Read-write open: a failure writes nothing; a success fetches, faults and saves without trapping.
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: base.model)
+        do {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        } catch let error as NSError {
+            #expect(error.domain == NSCocoaErrorDomain, "\(label): open: \(error)")
+            let after = try StoreFolderSnapshot(of: url)
+            #expect(after == before, "\(label): the failed open (\(error.code)) changed \(after.differences(from: before))")
+            return
+        }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for error in Self.exercise(context, model: base.model, save: true) {
+            #expect(error.domain == NSCocoaErrorDomain, "\(label): \(error)")
+        }
+        removeStores(context)
+    }
+
+    @Test("Corrupt and read-only-opened stores: no trap, Cocoa errors only, failed and read-only opens write nothing")
+    func corruptStores() throws {
+        let bases = try Self.bases()
+        var random = Generator(state: Self.seed)
+        for input in 0..<Self.count {
+            try run(bases[input % bases.count], input: input, random: &random)
+        }
+    }
+}
