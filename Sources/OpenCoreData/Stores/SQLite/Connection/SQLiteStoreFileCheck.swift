@@ -86,7 +86,9 @@ package enum SQLiteStoreFileCheck {
         if largestRoot == 0 && incremental != 0 {
             throw corrupt("the header enables incremental vacuum (bytes 64–67) without a largest root page (bytes 52–55)", url: url)
         }
-        let pageCount = integer(header, at: 28)
+        // The in-header page count is valid only when its version-valid-for number (bytes 92–95)
+        // equals the change counter (bytes 24–27); files from SQLite before 3.7 may not keep it.
+        let pageCount = integer(header, at: 92) == integer(header, at: 24) ? integer(header, at: 28) : 0
         if largestRoot != 0 && pageCount != 0 && largestRoot > pageCount {
             throw corrupt("the header's largest root page (bytes 52–55: \(largestRoot)) is beyond its page count (\(pageCount))", url: url)
         }
