@@ -4,8 +4,8 @@ import Testing
 @testable import OpenCoreData
 
 /// Fuzz targets "corrupt store" and "read-only open": real store files (ours and copies of
-/// Apple's fixtures) with random values written into their Core Data tables and random bytes
-/// changed, then opened read-only and read-write, fetched, faulted and saved.
+/// Apple's fixtures) with random values written into their tables or random bytes changed,
+/// then opened read-write (fetched, faulted, saved) or read-only (fetched, faulted).
 ///
 /// What must hold for every input: no trap (a trap ends the test run), every failure an NSError
 /// in NSCocoaErrorDomain, a failed open and a read-only open leave every file in the folder
@@ -13,8 +13,8 @@ import Testing
 /// `defaultCount`; seed `OCD_FUZZ_SEED` (docs/Fuzzing.md, "Stores").
 @Suite("Corrupt-store fuzzing")
 struct CorruptStoreFuzzTests {
-    /// Inputs per target in a plain `swift test`: a corrupt-store input costs about 10 ms in a
-    /// debug build (a file copy, two opens, fetches and a save): 150 take about 4 s.
+    /// Inputs per target in a plain `swift test`: an input costs about 10–20 ms in a debug
+    /// build (a file copy, an open, fetches and, read-write, a save): 150 take 2–3 s.
     static let defaultCount = 150
     static let count: Int = {
         let environment = ProcessInfo.processInfo.environment
@@ -157,8 +157,16 @@ struct CorruptStoreFuzzTests {
         }
     }
 
-    /// One input: a mutated copy of a base store, opened read-only then read-write.
-    private func run(_ base: Base, input: Int, random: inout Generator) throws {
+    /// What a target does with each mutated file.
+    enum Target {
+        /// Open read-only, read everything; nothing may change, opened or not.
+        case readOnlyOpen
+        /// Open read-write, read everything, change and save; a failed open writes nothing.
+        case corruptStore
+    }
+
+    /// One input: a mutated copy of a base store, run through a target.
+    private func run(_ target: Target, _ base: Base, input: Int, random: inout Generator) throws {
         let url = TestStoreFiles.newStoreURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         var bytes = base.bytes
@@ -167,49 +175,65 @@ struct CorruptStoreFuzzTests {
         try bytes.write(to: url)
         if !byteMutation { try Self.mutateValue(url, &random) }
         let label = "input \(input) (\(base.name), \(byteMutation ? "bytes" : "value"))"
-
-        // Read-only open: nothing changes, opened or not.
         let before = try StoreFolderSnapshot(of: url)
-        let readOnly = NSPersistentStoreCoordinator(managedObjectModel: base.model)
-        do {
-            try readOnly.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                            options: [NSReadOnlyPersistentStoreOption: true, OCDReadOnlyIgnoringVersionHashesOption: true])
+
+        switch target {
+        case .readOnlyOpen:
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: base.model)
+            do {
+                try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                                   options: [NSReadOnlyPersistentStoreOption: true, OCDReadOnlyIgnoringVersionHashesOption: true])
+                let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+                context.persistentStoreCoordinator = coordinator
+                for error in Self.exercise(context, model: base.model, save: false) {
+                    #expect(error.domain == NSCocoaErrorDomain, "\(label): \(error)")
+                }
+                removeStores(context)
+            } catch let error as NSError {
+                #expect(error.domain == NSCocoaErrorDomain, "\(label): read-only open: \(error)")
+            }
+            let after = try StoreFolderSnapshot(of: url)
+            #expect(after == before, "\(label): the read-only open changed \(after.differences(from: before))")
+
+        case .corruptStore:
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: base.model)
+            do {
+                try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+            } catch let error as NSError {
+                #expect(error.domain == NSCocoaErrorDomain, "\(label): open: \(error)")
+                let after = try StoreFolderSnapshot(of: url)
+                #expect(after == before, "\(label): the failed open (\(error.code)) changed \(after.differences(from: before))")
+                return
+            }
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = readOnly
-            for error in Self.exercise(context, model: base.model, save: false) {
+            context.persistentStoreCoordinator = coordinator
+            for error in Self.exercise(context, model: base.model, save: true) {
                 #expect(error.domain == NSCocoaErrorDomain, "\(label): \(error)")
             }
             removeStores(context)
-        } catch let error as NSError {
-            #expect(error.domain == NSCocoaErrorDomain, "\(label): read-only open: \(error)")
         }
-        let afterReadOnly = try StoreFolderSnapshot(of: url)
-        #expect(afterReadOnly == before, "\(label): the read-only open changed \(afterReadOnly.differences(from: before))")
-
-        // Read-write open: a failure writes nothing; a success fetches, faults and saves without trapping.
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: base.model)
-        do {
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
-        } catch let error as NSError {
-            #expect(error.domain == NSCocoaErrorDomain, "\(label): open: \(error)")
-            let after = try StoreFolderSnapshot(of: url)
-            #expect(after == before, "\(label): the failed open (\(error.code)) changed \(after.differences(from: before))")
-            return
-        }
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        for error in Self.exercise(context, model: base.model, save: true) {
-            #expect(error.domain == NSCocoaErrorDomain, "\(label): \(error)")
-        }
-        removeStores(context)
     }
 
-    @Test("Corrupt and read-only-opened stores: no trap, Cocoa errors only, failed and read-only opens write nothing")
-    func corruptStores() throws {
+    /// Runs `count` inputs through a target and prints the slowest (hangs are reported, not asserted).
+    private func fuzz(_ target: Target, seed: UInt64) throws {
         let bases = try Self.bases()
-        var random = Generator(state: Self.seed)
+        var random = Generator(state: seed)
+        var slowest: (input: Int, duration: Duration) = (0, .zero)
+        let clock = ContinuousClock()
         for input in 0..<Self.count {
-            try run(bases[input % bases.count], input: input, random: &random)
+            let duration = try clock.measure { try run(target, bases[input % bases.count], input: input, random: &random) }
+            if duration > slowest.duration { slowest = (input, duration) }
         }
+        print("\(target) fuzzing: \(Self.count) inputs, seed \(seed), slowest input \(slowest.input) took \(slowest.duration)")
+    }
+
+    @Test("Corrupt stores opened read-write: no trap, Cocoa errors only, a failed open writes nothing")
+    func corruptStores() throws {
+        try fuzz(.corruptStore, seed: Self.seed)
+    }
+
+    @Test("Corrupt stores opened read-only: no trap, Cocoa errors only, no file created or changed")
+    func readOnlyOpens() throws {
+        try fuzz(.readOnlyOpen, seed: Self.seed ^ 0x0BAD_F00D)
     }
 }
