@@ -57,6 +57,14 @@ package enum StoreValue: Sendable, Hashable {
     package static func literallyEqual(_ a: String, _ b: String) -> Bool {
         let (left, right) = (a.utf8, b.utf8)
         guard left.count == right.count else { return false }
+        // Native strings are contiguous UTF-8: one memcmp. Bridged ones compare byte by byte.
+        let contiguous = left.withContiguousStorageIfAvailable { x in
+            right.withContiguousStorageIfAvailable { y in
+                guard let p = x.baseAddress, let q = y.baseAddress else { return true }
+                return memcmp(p, q, x.count) == 0
+            }
+        }
+        if let contiguous, let answer = contiguous { return answer }
         return left.elementsEqual(right)
     }
 }

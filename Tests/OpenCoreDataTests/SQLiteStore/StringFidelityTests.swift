@@ -80,6 +80,14 @@ struct StringFidelityTests {
             #expect(try context.count(for: request) == 1)
             request.predicate = NSPredicate(format: "name IN %@", [Self.withNUL, "zzz"])
             #expect(try context.count(for: request) == 1)
+            // String functions see the whole text too (SQL calls memory's code on every byte).
+            for (format, argument, count) in [("name CONTAINS %@", "\u{0}b", 1), ("name LIKE[c] %@", "A\u{0}*", 2),
+                                              ("name ENDSWITH %@", "\u{0}c", 1), ("lowercase:(name) == %@", "a\u{0}c", 1),
+                                              ("name.length == %@", "3", 2)] {
+                request.predicate = NSPredicate(format: format, argument)
+                if format.hasSuffix("length == %@") { request.predicate = NSPredicate(format: "name.length == 3") }
+                #expect(try context.count(for: request) == count, "\(format)")
+            }
             let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Person")
             dictionaries.resultType = .dictionaryResultType
             dictionaries.propertiesToFetch = ["name"]
