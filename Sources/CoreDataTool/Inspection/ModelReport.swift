@@ -172,7 +172,9 @@ public enum ModelReport {
         var owner: NSEntityDescription?
         var current = entity.superentity
         while let ancestor = current {
-            if ancestor.propertiesByName[property.name] != nil { owner = ancestor }
+            // Own properties only: the topmost ancestor declaring the name is the same one, and
+            // building each ancestor's inherited `propertiesByName` made a deep chain cubic.
+            if ancestor.ownProperties.contains(where: { $0.name == property.name }) { owner = ancestor }
             current = ancestor.superentity
         }
         return owner?.name

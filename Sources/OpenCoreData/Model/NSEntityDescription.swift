@@ -94,7 +94,32 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     /// All properties, inherited ones first.
     open var properties: [NSPropertyDescription] {
-        get { (superentity?.properties ?? []) + ownProperties }
+        get {
+            if let layout = frozenLayout { return layout.properties }
+            guard let superentity else { return ownProperties }
+            // Collected root-first along the chain in one pass: recursing through each
+            // superentity's `properties` copied the inherited list at every level (quadratic
+            // in the depth, cubic once every entity of a long chain asked).
+            var chain: [NSEntityDescription] = [self]
+            var current: NSEntityDescription? = superentity
+            var count = ownProperties.count
+            while let entity = current {
+                // A frozen ancestor already holds its full list.
+                if let layout = entity.frozenLayout {
+                    var result = layout.properties
+                    result.reserveCapacity(result.count + count)
+                    for entity in chain.reversed() { result += entity.ownProperties }
+                    return result
+                }
+                chain.append(entity)
+                count += entity.ownProperties.count
+                current = entity.superentity
+            }
+            var result: [NSPropertyDescription] = []
+            result.reserveCapacity(count)
+            for entity in chain.reversed() { result += entity.ownProperties }
+            return result
+        }
         set {
             checkMutable("properties")
             let inherited = Set((superentity?.properties ?? []).map(ObjectIdentifier.init))

@@ -94,9 +94,8 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
 
     /// Each entity's version hash by entity name.
     open var entityVersionHashesByName: [String: Data] {
-        var hashes: [String: Data] = [:]
-        for entity in _entities { if let name = entity.name { hashes[name] = entity.versionHash } }
-        return hashes
+        var memo = VersionHasher.Memo()
+        return VersionHasher.hashes(of: _entities, memo: &memo)
     }
 
     // MARK: - Freezing

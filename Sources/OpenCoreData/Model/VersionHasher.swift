@@ -30,15 +30,75 @@ package enum VersionHasher {
         return SHA2.sha256(data)
     }
 
+    /// Hashes already computed, so that a model's hashes cost one hash per entity and property:
+    /// an entity's hash covers its superentity's hash and every inherited property, and
+    /// recomputing those at each level of an inheritance chain was cubic in its depth.
+    package struct Memo {
+        var entities: [ObjectIdentifier: Data] = [:]
+        var properties: [ObjectIdentifier: Data] = [:]
+        /// How many entity and property hashes were computed (not found in the memo).
+        package private(set) var computed = 0
+
+        package init() {}
+
+        mutating func property(_ property: NSPropertyDescription) -> Data {
+            if let known = properties[ObjectIdentifier(property)] { return known }
+            let hash = VersionHasher.hash(of: property)
+            properties[ObjectIdentifier(property)] = hash
+            computed += 1
+            return hash
+        }
+
+        mutating func noteEntity(_ entity: NSEntityDescription, _ hash: Data) {
+            entities[ObjectIdentifier(entity)] = hash
+            computed += 1
+        }
+    }
+
     /// The version hash of an entity.
     package static func hash(of entity: NSEntityDescription) -> Data {
+        var memo = Memo()
+        return hash(of: entity, memo: &memo)
+    }
+
+    /// Every named entity's version hash, sharing one memo across the model.
+    package static func hashes(of entities: [NSEntityDescription], memo: inout Memo) -> [String: Data] {
+        var hashes: [String: Data] = [:]
+        for entity in entities { if let name = entity.name { hashes[name] = hash(of: entity, memo: &memo) } }
+        return hashes
+    }
+
+    /// The version hash of an entity, its ancestors' hashes taken from (and added to) `memo`.
+    package static func hash(of entity: NSEntityDescription, memo: inout Memo) -> Data {
+        if let known = memo.entities[ObjectIdentifier(entity)] { return known }
+        // Root-first along the chain, iteratively: no recursion however deep the chain.
+        var chain: [NSEntityDescription] = []
+        var current: NSEntityDescription? = entity
+        var superHash: Data?
+        while let next = current {
+            if let known = memo.entities[ObjectIdentifier(next)] { superHash = known; break }
+            chain.append(next)
+            current = next.superentity
+        }
+        var inherited: [NSPropertyDescription] = superHash == nil ? [] : (current?.properties ?? [])
+        for level in chain.reversed() {
+            inherited += level.ownProperties
+            let hash = ownHash(of: level, superHash: superHash, properties: inherited, memo: &memo)
+            memo.noteEntity(level, hash)
+            superHash = hash
+        }
+        return superHash ?? Data()
+    }
+
+    private static func ownHash(of entity: NSEntityDescription, superHash: Data?, properties: [NSPropertyDescription],
+                                memo: inout Memo) -> Data {
         var data = Data((entity.name ?? "").utf8)
         data.append(entity.isAbstract ? 1 : 0)
-        if let superentity = entity.superentity { data.append(hash(of: superentity)) }
-        let stored = entity.properties
+        if let superHash { data.append(superHash) }
+        let stored = properties
             .filter { $0.isStored }
             .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        for property in stored { data.append(hash(of: property)) }
+        for property in stored { data.append(memo.property(property)) }
         for constraint in entity.uniquenessConstraints {
             let names = constraint.map { element -> String in
                 if let property = element as? NSPropertyDescription { return property.name }

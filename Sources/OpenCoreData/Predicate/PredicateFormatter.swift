@@ -96,9 +96,8 @@ package enum PredicateFormatter {
         case .variable(let name):
             return ("$" + name, 6)
         case .keyPath(let operand, let path):
-            let key = path.split(separator: ".", omittingEmptySubsequences: false).map { component in
-                PredicateKeywords.needsEscape(String(component)) ? "#" + component : String(component)
-            }.joined(separator: ".")
+            let key = path.split(separator: ".", omittingEmptySubsequences: false)
+                .map { formatKey(String($0)) }.joined(separator: ".")
             if case .evaluatedObject = operand { return (key, 6) }
             return (format(operand, minimum: postfixPrecedence) + "." + key, postfixPrecedence)
         case .function(let name, let arguments):
@@ -127,7 +126,12 @@ package enum PredicateFormatter {
 
     private static func formatFunction(_ name: String, _ arguments: [ExpressionNode]) -> (String, Int) {
         if arguments.count == 2, let (symbol, precedence) = BuiltinFunction.infixOperators[name] {
-            if name == "from:subtract:", case .constant(let zero as Int) = arguments[0], zero == 0 {
+            // `0 - x` prints as `-x`, which parses back to `0 - x`, unless x is a constant: the
+            // parser folds `-5` into the constant -5 (and `0 - 0` printed `-0` became 0).
+            // Any numeric zero (`NO - a`, `0.0 - a`) prints so too: it parses back to the integer
+            // 0, an equal constant, and printing the re-parsed predicate gives the same text.
+            if name == "from:subtract:", case .constant(let zero) = arguments[0],
+               PredicateNumber(PredicateValue.unwrap(zero))?.doubleValue == 0, !isConstant(arguments[1]) {
                 return ("-" + format(arguments[1], minimum: unaryPrecedence + 1), unaryPrecedence)
             }
             let rightAssociative = symbol == "**"
@@ -143,6 +147,40 @@ package enum PredicateFormatter {
         let list = arguments.map { format($0) }.joined(separator: ", ")
         if name == BuiltinFunction.castFunction { return ("CAST(" + list + ")", 6) }
         return (name + "(" + list + ")", 6)
+    }
+
+    private static func isConstant(_ node: ExpressionNode) -> Bool {
+        if case .constant = node { return true }
+        return false
+    }
+
+    // MARK: - Keys
+
+    /// One key path component as format text: plain identifiers as they are, reserved words as
+    /// `#word`, and anything else (spaces, quotes, `$`, a digit first, empty) as `#"…"`, which
+    /// the lexer reads back as the same key; Apple prints such keys raw, which does not re-parse.
+    private static func formatKey(_ component: String) -> String {
+        let scalars = component.unicodeScalars
+        var body = Substring.UnicodeScalarView(scalars)
+        if scalars.first == "@" { body = Substring.UnicodeScalarView(scalars.dropFirst()) }
+        guard let first = body.first, isIdentifierStart(first), body.allSatisfy(isIdentifierPart) else {
+            return "#" + quote(component)
+        }
+        if scalars.first == "@" { return component }
+        return PredicateKeywords.needsEscape(component) ? "#" + component : component
+    }
+
+    // The lexer's identifier rules (PredicateLexer).
+    private static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "_" || (scalar.properties.isAlphabetic && !isDigit(scalar))
+    }
+
+    private static func isIdentifierPart(_ scalar: Unicode.Scalar) -> Bool {
+        isIdentifierStart(scalar) || isDigit(scalar)
+    }
+
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value >= 48 && scalar.value <= 57
     }
 
     // MARK: - Constants

@@ -136,6 +136,11 @@ package struct PredicateLexer {
             return try lexSpecifier()
         case "$", "#", "@":
             position += 1
+            // `#"any key"`: a key that is not an identifier (spaces, quotes, `$`, digits first),
+            // which the formatter prints this way so that it parses back (docs/Predicates.md).
+            if scalar == "#", let next = peek(), next == "\"" || next == "'" {
+                return .identifier(try lexString(quote: next), escaped: true)
+            }
             guard let next = peek(), Self.isIdentifierStart(next) else {
                 throw fail(start, "expected a name after '\(scalar)'")
             }

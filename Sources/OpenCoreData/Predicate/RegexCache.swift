@@ -13,9 +13,22 @@ package final class RegexCache: @unchecked Sendable {
         package let isWrapped: Bool
     }
 
+    /// Patterns are told apart by their exact scalars: Swift's `==` would take a decomposed
+    /// pattern (`Zoe\u{308}`) for a cached precomposed one (`Zoë`), and ICU, like Apple's
+    /// `NSRegularExpression`, matches code points, not canonical equivalents.
     private struct Key: Hashable {
         let pattern: String
         let options: UInt
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.options == rhs.options && lhs.pattern.utf8.elementsEqual(rhs.pattern.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(options)
+            hasher.combine(pattern.utf8.count)
+            for byte in pattern.utf8 { hasher.combine(byte) }
+        }
     }
 
     /// The process-wide cache.

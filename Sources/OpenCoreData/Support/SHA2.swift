@@ -19,35 +19,46 @@ package enum SHA2 {
     ]
 
     /// The SHA-256 digest of `data`.
+    ///
+    /// Written with concrete 32-bit operations on unsafe buffers: the generic rotate and array
+    /// indexing it used cost about 4 s per megabyte in debug builds, where a model's hashes
+    /// (a 1 MB name, a long inheritance chain) are computed too.
     package static func sha256(_ data: Data) -> Data {
-        var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
+            (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
         let message = padded(data, blockSize: 64, lengthBytes: 8)
-        var w = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: message.count, by: 64) {
-            for i in 0..<16 {
-                let j = blockStart + i * 4
-                w[i] = UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8 | UInt32(message[j + 3])
+        let w = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: 64)
+        defer { w.deallocate() }
+        k256.withUnsafeBufferPointer { k in
+            message.withUnsafeBytes { bytes in
+                var blockStart = 0
+                while blockStart < bytes.count {
+                    for i in 0..<16 {
+                        w[i] = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: blockStart &+ i &* 4, as: UInt32.self))
+                    }
+                    for i in 16..<64 {
+                        let x = w[i &- 15], y = w[i &- 2]
+                        let s0 = rotr32(x, 7) ^ rotr32(x, 18) ^ (x &>> 3)
+                        let s1 = rotr32(y, 17) ^ rotr32(y, 19) ^ (y &>> 10)
+                        w[i] = w[i &- 16] &+ s0 &+ w[i &- 7] &+ s1
+                    }
+                    var (a, b, c, d, e, f, g, hh) = h
+                    for i in 0..<64 {
+                        let s1 = rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)
+                        let ch = (e & f) ^ (~e & g)
+                        let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+                        let s0 = rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)
+                        let maj = (a & b) ^ (a & c) ^ (b & c)
+                        let t2 = s0 &+ maj
+                        (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+                    }
+                    h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
+                    blockStart &+= 64
+                }
             }
-            for i in 16..<64 {
-                let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
-                let s1 = w[i - 2].rotatedRight(17) ^ w[i - 2].rotatedRight(19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<64 {
-                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let ch = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ ch &+ k256[i] &+ w[i]
-                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ maj
-                (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d
-            h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
         }
         var out = Data(capacity: 32)
-        for word in h { withUnsafeBytes(of: word.bigEndian) { out.append(contentsOf: $0) } }
+        for word in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7] { withUnsafeBytes(of: word.bigEndian) { out.append(contentsOf: $0) } }
         return out
     }
 
@@ -72,42 +83,52 @@ package enum SHA2 {
         0x431d67c49c100d4c, 0x4cc5d4becb3e42b6, 0x597f299cfc657e2a, 0x5fcb6fab3ad6faec, 0x6c44198c4a475817,
     ]
 
-    /// The SHA-512 digest of `data`.
+    /// The SHA-512 digest of `data` (written as `sha256` is, for the same reason).
     package static func sha512(_ data: Data) -> Data {
-        var h: [UInt64] = [
+        var h: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
             0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
-            0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179,
-        ]
+            0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179)
         let message = padded(data, blockSize: 128, lengthBytes: 16)
-        var w = [UInt64](repeating: 0, count: 80)
-        for blockStart in stride(from: 0, to: message.count, by: 128) {
-            for i in 0..<16 {
-                var word: UInt64 = 0
-                for byte in 0..<8 { word = word << 8 | UInt64(message[blockStart + i * 8 + byte]) }
-                w[i] = word
+        let w = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 80)
+        defer { w.deallocate() }
+        k512.withUnsafeBufferPointer { k in
+            message.withUnsafeBytes { bytes in
+                var blockStart = 0
+                while blockStart < bytes.count {
+                    for i in 0..<16 {
+                        w[i] = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: blockStart &+ i &* 8, as: UInt64.self))
+                    }
+                    for i in 16..<80 {
+                        let x = w[i &- 15], y = w[i &- 2]
+                        let s0 = rotr64(x, 1) ^ rotr64(x, 8) ^ (x &>> 7)
+                        let s1 = rotr64(y, 19) ^ rotr64(y, 61) ^ (y &>> 6)
+                        w[i] = w[i &- 16] &+ s0 &+ w[i &- 7] &+ s1
+                    }
+                    var (a, b, c, d, e, f, g, hh) = h
+                    for i in 0..<80 {
+                        let s1 = rotr64(e, 14) ^ rotr64(e, 18) ^ rotr64(e, 41)
+                        let ch = (e & f) ^ (~e & g)
+                        let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+                        let s0 = rotr64(a, 28) ^ rotr64(a, 34) ^ rotr64(a, 39)
+                        let maj = (a & b) ^ (a & c) ^ (b & c)
+                        let t2 = s0 &+ maj
+                        (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+                    }
+                    h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
+                    blockStart &+= 128
+                }
             }
-            for i in 16..<80 {
-                let s0 = w[i - 15].rotatedRight(1) ^ w[i - 15].rotatedRight(8) ^ (w[i - 15] >> 7)
-                let s1 = w[i - 2].rotatedRight(19) ^ w[i - 2].rotatedRight(61) ^ (w[i - 2] >> 6)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<80 {
-                let s1 = e.rotatedRight(14) ^ e.rotatedRight(18) ^ e.rotatedRight(41)
-                let ch = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ ch &+ k512[i] &+ w[i]
-                let s0 = a.rotatedRight(28) ^ a.rotatedRight(34) ^ a.rotatedRight(39)
-                let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ maj
-                (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d
-            h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
         }
         var out = Data(capacity: 64)
-        for word in h { withUnsafeBytes(of: word.bigEndian) { out.append(contentsOf: $0) } }
+        for word in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7] { withUnsafeBytes(of: word.bigEndian) { out.append(contentsOf: $0) } }
         return out
     }
+
+    @inline(__always)
+    private static func rotr32(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
+
+    @inline(__always)
+    private static func rotr64(_ x: UInt64, _ n: UInt64) -> UInt64 { (x &>> n) | (x &<< (64 &- n)) }
 
     // MARK: - Padding
 
@@ -119,11 +140,5 @@ package enum SHA2 {
         message.append(contentsOf: [UInt8](repeating: 0, count: lengthBytes - 8))
         for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
         return message
-    }
-}
-
-extension FixedWidthInteger where Self: UnsignedInteger {
-    fileprivate func rotatedRight(_ count: Int) -> Self {
-        (self >> Self(count)) | (self << Self(Self.bitWidth - count))
     }
 }

@@ -76,7 +76,23 @@ struct ModelFileFuzzTests {
             """),
     ]
 
-    @Test("2,000 mutated XML models never crash the loader")
+    // MARK: - Fuzz targets (docs/Fuzzing.md, "Models")
+
+    /// Inputs per fuzz target: `OCD_FUZZ_COUNT` when set, else `fallback`.
+    static func fuzzCount(_ fallback: Int) -> Int {
+        ProcessInfo.processInfo.environment["OCD_FUZZ_COUNT"].flatMap(Int.init).map { max(1, $0) } ?? fallback
+    }
+
+    /// Runs one input and reports it when it takes more than two seconds (a hang, not a
+    /// benchmark: inputs are a few kilobytes and load in about a millisecond).
+    static func survive(_ data: Data, hashing: Bool = true, hangs: inout [Int], index: Int) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        survive(data, hashing: hashing)
+        if clock.now - start > .seconds(2) { hangs.append(index) }
+    }
+
+    @Test("XML model fuzz target: mutated XML models load or throw an NSError, none hangs")
     func mutatedXML() throws {
         var sources = Self.sampleXML.map { Array($0.utf8) }
         if let root = ModelFixtures.root {
@@ -88,10 +104,58 @@ struct ModelFileFuzzTests {
             }
         }
         var random = SplitMix64(state: 0x5EED_0001)
-        for index in 0..<2_000 {
+        var hangs: [Int] = []
+        // 10,000 keeps a debug `swift test` run of this target near 15 s; OCD_FUZZ_COUNT runs more.
+        for index in 0..<Self.fuzzCount(10_000) {
             let source = sources[index % sources.count]
-            Self.survive(Data(Self.mutate(source, using: &random, alphabet: Self.xmlAlphabet)))
+            Self.survive(Data(Self.mutate(source, using: &random, alphabet: Self.xmlAlphabet)), hangs: &hangs, index: index)
         }
+        #expect(hangs.isEmpty, "inputs over 2 s: \(hangs.prefix(10))")
+    }
+
+    @Test("Compiled model fuzz target: mutated archives and object graphs load or throw an NSError, none hangs",
+          .enabled(if: ModelFixtures.enabled))
+    func mutatedCompiledModels() throws {
+        let root = try ModelFixtures.require()
+        let archives = try ["models/CoreDataPlus-2018/Tests/SampleModel.momd/SampleModel3.mom",
+                            "models/CoreDataPlus-2018/Tests/SampleModel.momd/SampleModel2.mom",
+                            "stores/CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel.momd/SampleModel.mom"]
+            .map { try Data(contentsOf: root.appendingPathComponent($0)) }
+        let plists = try archives.map { try #require(try PropertyListSerialization.propertyList(from: $0, options: [], format: nil) as? [String: Any]) }
+        var random = SplitMix64(state: 0x5EED_0005)
+        let alphabet = (0...255).map(UInt8.init)
+        let strings: [Any] = ["", "x", String(repeating: "é", count: 3000), "NSManagedObject", "Integer 64", "\u{0}"]
+        var hangs: [Int] = []
+        // 8,000 keeps a debug `swift test` run of this target near 15 s; OCD_FUZZ_COUNT runs more.
+        for index in 0..<Self.fuzzCount(8_000) {
+            let which = index % archives.count
+            // Three in four: a byte-level mutation, which the binary property-list reader meets
+            // first. One in four: a mutated object graph, re-encoded, which reaches the model reader.
+            guard index % 4 == 3 else {
+                Self.survive(Data(Self.mutate([UInt8](archives[which]), using: &random, alphabet: alphabet)), hangs: &hangs, index: index)
+                continue
+            }
+            var plist = plists[which]
+            var objects = plist["$objects"] as? [Any] ?? []
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let slot = Int.random(in: 0..<objects.count, using: &random)
+                if var object = objects[slot] as? [String: Any], let key = object.keys.sorted().randomElement(using: &random) {
+                    let replacements: [Any?] = [
+                        nil, ["CF$UID": Int.random(in: -2...(objects.count + 2), using: &random)], strings.randomElement(using: &random)!,
+                        NSNumber(value: Int.random(in: -3...3000, using: &random)), true, [Any](), ["CF$UID": slot],
+                        [["CF$UID": Int.random(in: 0..<objects.count, using: &random)]],
+                    ]
+                    object[key] = replacements.randomElement(using: &random)!
+                    objects[slot] = object
+                } else if objects[slot] is String {
+                    objects[slot] = strings.randomElement(using: &random)!
+                }
+            }
+            plist["$objects"] = objects
+            guard let data = try? PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0) else { continue }
+            Self.survive(data, hangs: &hangs, index: index)
+        }
+        #expect(hangs.isEmpty, "inputs over 2 s: \(hangs.prefix(10))")
     }
 
     @Test("Truncated and byte-mutated keyed archives never crash the unarchiver", .enabled(if: ModelFixtures.enabled))

@@ -38,4 +38,24 @@ struct StringMatchingTests {
         #expect(!StringMatching.beginsWith("ABC", "ab", options: []))
         #expect(!StringMatching.beginsWith("abc", "", options: []))
     }
+
+    @Test("MATCHES compares code points as ICU does without canonical equivalence: a decomposed pattern matches only decomposed text")
+    func matchesIsNotNormalized() {
+        let precomposed = "Zo\u{EB}", decomposed = "Zoe\u{308}"
+        // Both spellings are compiled and cached in turn; neither may be served the other's regex.
+        for _ in 0..<2 {
+            #expect(StringMatching.matches(precomposed, pattern: precomposed, options: []))
+            #expect(!StringMatching.matches(decomposed, pattern: precomposed, options: []))
+            #expect(StringMatching.matches(decomposed, pattern: decomposed, options: []))
+            #expect(!StringMatching.matches(precomposed, pattern: decomposed, options: []))
+        }
+        // `.` is one code point; `[d]` strips the diacritic from both sides first; `[n]` is exact.
+        #expect(StringMatching.matches(precomposed, pattern: "Zo.", options: []))
+        #expect(!StringMatching.matches(decomposed, pattern: "Zo.", options: []))
+        #expect(StringMatching.matches(precomposed, pattern: decomposed, options: .diacriticInsensitive))
+        #expect(StringMatching.matches(decomposed, pattern: "Zoe", options: .diacriticInsensitive))
+        #expect(!StringMatching.matches(precomposed, pattern: decomposed, options: .normalized))
+        let predicate = NSPredicate(format: "SELF MATCHES %@", decomposed)
+        #expect(predicate.evaluate(with: decomposed) && !predicate.evaluate(with: precomposed))
+    }
 }

@@ -197,6 +197,21 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         default:
             break
         }
+        if columnType == SQLITE_TEXT {
+            // Read with the byte count, not as a C string (GRDB's path): text holding U+0000
+            // comes back whole, as it was saved.
+            let string = text(value)
+            if type == .stringAttributeType { return .string(string) }
+            return SQLiteValueCoding.storeValue(string.databaseValue, type: type)
+        }
         return SQLiteValueCoding.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type)
+    }
+
+    /// A TEXT value's string, all of its bytes (NULs included).
+    @inline(__always)
+    static func text(_ value: OpaquePointer) -> String {
+        guard let bytes = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 }

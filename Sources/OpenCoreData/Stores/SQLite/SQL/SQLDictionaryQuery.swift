@@ -242,6 +242,7 @@ package struct SQLDictionaryQuery {
     package func rows(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, schema: SQLiteSchema) throws -> [NSDictionary] {
         var rows: [[String: Any]] = []
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        let handle = statement.sqliteStatement
         while let row = try cursor.next() {
             var values: [String: Any] = [:]
             var index = 0
@@ -250,8 +251,9 @@ package struct SQLDictionaryQuery {
                 index += 1
                 switch column.output {
                 case .attribute(let attribute):
-                    values[column.name] = AttributeConversion.publicValue(SQLiteValueCoding.storeValue(value, type: attribute.attributeType),
-                                                                          type: attribute.attributeType)
+                    // Through the row decoder, which reads text with its byte count (NULs kept).
+                    let stored = SQLiteRowDecoder.storeValue(handle, Int32(index - 1), attribute.attributeType)
+                    values[column.name] = AttributeConversion.publicValue(stored, type: attribute.attributeType)
                 case .objectID(let destination):
                     let number: DatabaseValue = row[index]
                     index += 1

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A piece of SQL text and the values bound to its `?` placeholders.
@@ -28,12 +29,29 @@ package struct SQLFragment: Equatable, CustomStringConvertible {
 
     /// One bound value.
     package static func parameter(_ value: DatabaseValue) -> SQLFragment {
-        SQLFragment("?", arguments: [value])
+        if let bytes = textWithNUL(value) { return SQLFragment("CAST(? AS TEXT)", arguments: [bytes]) }
+        return SQLFragment("?", arguments: [value])
     }
 
     /// A parenthesised list of bound values, `(?, ?, ?)`.
     package static func parameterList(_ values: [DatabaseValue]) -> SQLFragment {
-        SQLFragment("(" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ")", arguments: values)
+        if values.contains(where: { textWithNUL($0) != nil }) {
+            var list = SQLFragment("(")
+            for (offset, value) in values.enumerated() {
+                if offset > 0 { list.append(SQLFragment(", ")) }
+                list.append(parameter(value))
+            }
+            list.append(SQLFragment(")"))
+            return list
+        }
+        return SQLFragment("(" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ")", arguments: values)
+    }
+
+    /// GRDB binds text as a C string, which ends at the first U+0000; such text is bound as its
+    /// UTF-8 bytes and cast back to TEXT in SQL, which keeps every byte (as the store saves it).
+    private static func textWithNUL(_ value: DatabaseValue) -> DatabaseValue? {
+        guard case .string(let string) = value.storage, string.utf8.contains(0) else { return nil }
+        return Data(string.utf8).databaseValue
     }
 
     package var isEmpty: Bool { text.isEmpty }

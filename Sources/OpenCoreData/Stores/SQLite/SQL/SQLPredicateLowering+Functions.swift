@@ -139,7 +139,12 @@ enum SQLFunctionLowering {
         var context = EvaluationContext()
         let index = ExpressionEvaluator.value(of: arguments[1], object: nil, context: &context)
         guard case .collection(let collection) = indexed else {
-            if case .constant = indexed { return indexed }
+            // A constant indexed, such as a TERNARY whose condition lowered to a constant: the
+            // value memory gives (`5[1]` is nil), not the constant itself.
+            if case .constant(let raw) = indexed {
+                let node = ExpressionNode.function(BuiltinFunction.indexFunction, [.constant(raw), .constant(index)])
+                return .constant(ExpressionEvaluator.value(of: node, object: nil, context: &context))
+            }
             throw .unsupported("subscript", "only to-many relationships are indexed in SQL")
         }
         if let symbol = index as? PredicateIndexSymbol, symbol == .size {

@@ -106,7 +106,7 @@ package enum SQLiteFunctions {
 
     /// Registers every function and collation on a connection.
     package static func register(in db: Database) {
-        for function in functions { db.add(function: function) }
+        for function in functions { registerFunction(function, in: db) }
         for collation in collations { db.add(collation: collation) }
         // OCD_COMPARE orders every string sort and most string comparisons: registered with the C
         // API so two ASCII strings compare with memcmp, without building Swift strings.
@@ -200,14 +200,16 @@ package enum SQLiteFunctions {
         return true
     }
 
-    private static let functions: [DatabaseFunction] = {
+    /// Registered with the C API by `registerFunction` (SQLiteFunctions+Registration.swift), not
+    /// as GRDB `DatabaseFunction`s, whose text arguments and results end at the first U+0000.
+    private static let functions: [FunctionSpec] = {
         var functions = Name.allCases.filter { !cFunctions.contains($0) }.map { name in
-            DatabaseFunction(name.rawValue, argumentCount: Int(name.argumentCount), pure: name != .random) { arguments in
+            FunctionSpec(name: name.rawValue, argumentCount: name.argumentCount, isPure: name != .random) { arguments in
                 evaluate(name, arguments)
             }
         }
         for (selector, arity) in builtinFunctions.sorted(by: { $0.key < $1.key }) {
-            functions.append(DatabaseFunction(sqlName(ofBuiltin: selector), argumentCount: arity, pure: true) { arguments in
+            functions.append(FunctionSpec(name: sqlName(ofBuiltin: selector), argumentCount: Int32(arity), isPure: true) { arguments in
                 databaseValue(FunctionEvaluator.call(selector, arguments.map(value)))
             })
         }

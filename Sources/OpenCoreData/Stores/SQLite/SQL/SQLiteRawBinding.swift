@@ -35,7 +35,7 @@ package enum SQLiteRawBinding {
         case .double(let double):
             if double.isNaN { sqlite3_bind_null(handle, index) } else { sqlite3_bind_double(handle, index, double) }
         case .string(let string):
-            sqlite3_bind_text(handle, index, string, -1, transient)
+            bindText(string, to: handle, at: index)
         case .date(let date):
             sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate)
         case .data(let data):
@@ -45,9 +45,26 @@ package enum SQLiteRawBinding {
         case .decimal(let decimal):
             sqlite3_bind_double(handle, index, SQLiteValueCoding.double(from: decimal))
         case .uri(let url):
-            sqlite3_bind_text(handle, index, url.absoluteString, -1, transient)
+            bindText(url.absoluteString, to: handle, at: index)
         case .objectID(let id):
             sqlite3_bind_int64(handle, index, id.primaryKey)
+        }
+    }
+
+    /// Binds text with its UTF-8 byte count, not as a C string: a string holding U+0000 is
+    /// stored whole, as Apple's store saves it (a length of -1 would cut it at the first NUL).
+    @inline(__always)
+    private static func bindText(_ string: String, to handle: SQLiteStatement, at index: Int32) {
+        var string = string
+        string.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                // A non-nil pointer for "", which SQLite would otherwise bind as NULL.
+                _ = sqlite3_bind_text(handle, index, "", 0, transient)
+                return
+            }
+            _ = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
+            }
         }
     }
 
