@@ -7,8 +7,13 @@ extension NSManagedObjectContext {
     ///
     /// Unsaved changes are included unless `includesPendingChanges` is false: inserted objects that
     /// match appear, changed objects are matched on their current values, deleted objects do not appear.
-    /// - Throws: an `NSError` when the request names no known entity or a store fails.
+    /// - Throws: an `NSError` when the request names no known entity, its predicate reads a key
+    ///   the entity does not have or runs a `MATCHES` past its time bound, or a store fails.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        try RegexBudget.enforce { try fetchWithinRegexBudget(request) }
+    }
+
+    private func fetchWithinRegexBudget<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         processPendingChanges()
         let entity = try resolveEntity(of: request)
         if let type = T.self as? NSManagedObject.Type, type != NSManagedObject.self {
@@ -61,9 +66,11 @@ extension NSManagedObjectContext {
 
     /// The number of objects a fetch request would return.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
-        processPendingChanges()
-        let entity = try resolveEntity(of: request)
-        return try countMatching(request, entity: entity)
+        try RegexBudget.enforce {
+            processPendingChanges()
+            let entity = try resolveEntity(of: request)
+            return try countMatching(request, entity: entity)
+        }
     }
 
     // MARK: - Matching

@@ -27,6 +27,10 @@ extension KeyValueReading {
 package enum KeyValueAccess {
     /// The value at a dot-separated key path; `@count`, `@sum.x`, … apply collection operators.
     package static func value(forKeyPath path: String, of object: Any?) -> Any? {
+        // Most key paths are one plain key: read it without splitting (a per-row allocation).
+        if !path.utf8.contains(UInt8(ascii: ".")) && path.utf8.first != UInt8(ascii: "@") {
+            return value(forKey: path, of: object)
+        }
         let components = path.split(separator: ".", omittingEmptySubsequences: false)
         var current = PredicateValue.unwrap(object)
         for (position, component) in components.enumerated() {

@@ -67,11 +67,13 @@ package enum PredicateEvaluator {
         case .lessThan:
             return ValueComparison.compare(lhs, rhs, options: options) == .orderedAscending
         case .lessThanOrEqualTo:
-            return [.orderedAscending, .orderedSame].contains(ValueComparison.compare(lhs, rhs, options: options))
+            let order = ValueComparison.compare(lhs, rhs, options: options)
+            return order == .orderedAscending || order == .orderedSame
         case .greaterThan:
             return ValueComparison.compare(lhs, rhs, options: options) == .orderedDescending
         case .greaterThanOrEqualTo:
-            return [.orderedDescending, .orderedSame].contains(ValueComparison.compare(lhs, rhs, options: options))
+            let order = ValueComparison.compare(lhs, rhs, options: options)
+            return order == .orderedDescending || order == .orderedSame
         case .matches:
             guard let subject = PredicateValue.string(lhs), let pattern = PredicateValue.string(rhs) else { return false }
             return StringMatching.matches(subject, pattern: pattern, options: options)

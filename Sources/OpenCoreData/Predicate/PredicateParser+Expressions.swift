@@ -18,15 +18,28 @@ extension PredicateParser {
     ) throws(PredicateFormatError) -> ExpressionNode {
         var lhs: ExpressionNode
         if let seed { lhs = seed } else { lhs = try parseUnary() }
+        var depth: Int?
         while let (operation, precedence, rightAssociative) = binaryOperator(), precedence >= minimumPrecedence {
             advance()
             try enterNesting()
             let rhs = try parseBinary(
                 minimumPrecedence: rightAssociative ? precedence : precedence + 1, seed: nil)
             leaveNesting()
+            // Each operator of a chain is a level of the tree: refuse the chain before it is
+            // deeper than any walker of the tree can recurse.
+            let lhsDepth = depth ?? PredicateDepth.depth(of: lhs)
+            depth = try checkedDepth(max(lhsDepth, PredicateDepth.depth(of: rhs)) + 1)
             lhs = operation(lhs, rhs)
         }
         return lhs
+    }
+
+    /// `depth`, or a `.tooDeep` error when a tree that deep may not be built.
+    func checkedDepth(_ depth: Int) throws(PredicateFormatError) -> Int {
+        guard depth <= PredicateDepth.maximumDepth else {
+            throw error(.tooDeep, "the expression is nested deeper than \(PredicateDepth.maximumDepth) levels (each operator of a chain such as a + b + c, and each subscript, is a level)")
+        }
+        return depth
     }
 
     private typealias Combine = (ExpressionNode, ExpressionNode) -> ExpressionNode
@@ -71,6 +84,16 @@ extension PredicateParser {
 
     private mutating func parsePostfix(_ base: ExpressionNode) throws(PredicateFormatError) -> ExpressionNode {
         var expression = base
+        // The tree's depth, measured once at the first subscript and then kept up to date.
+        var depth: Int?
+        // Consecutive `.key`s, joined once: appending one by one would copy the path each time.
+        var keys: [String] = []
+        func flushKeys() {
+            guard !keys.isEmpty else { return }
+            if case .keyPath = expression {} else { depth = depth.map { $0 + 1 } }
+            expression = Self.appendKey(keys.joined(separator: "."), to: expression)
+            keys.removeAll(keepingCapacity: true)
+        }
         while true {
             if isSymbol(".") {
                 advance()
@@ -78,13 +101,16 @@ extension PredicateParser {
                     // `$FETCH_SOURCE.%K`: the argument is the rest of the key path.
                     let token = current
                     advance()
+                    flushKeys()
                     expression = try appendKeyPath(substitute(.keyPath, argument: argument, at: token), to: expression)
+                    depth = nil
                     continue
                 }
                 guard case .identifier(let name, _) = current.kind else { throw unexpected("a key after '.'") }
                 advance()
-                expression = Self.appendKey(name, to: expression)
+                keys.append(name)
             } else if isSymbol("[") {
+                flushKeys()
                 advance()
                 let indexExpression: ExpressionNode
                 if case .identifier(let name, escaped: false) = current.kind,
@@ -95,8 +121,11 @@ extension PredicateParser {
                     indexExpression = try parseExpression()
                 }
                 try expectSymbol("]")
+                let baseDepth = depth ?? PredicateDepth.depth(of: expression)
+                depth = try checkedDepth(max(baseDepth, PredicateDepth.depth(of: indexExpression)) + 1)
                 expression = .function(BuiltinFunction.indexFunction, [expression, indexExpression])
             } else {
+                flushKeys()
                 return expression
             }
         }

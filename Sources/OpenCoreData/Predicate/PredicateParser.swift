@@ -8,7 +8,9 @@ import Foundation
 /// `UNION`/`INTERSECT`/`MINUS`, `+ -`, `* /`, `**` (right-associative), unary `-`,
 /// postfix `.key` and `[index]`. A parenthesized group in predicate position may hold a
 /// predicate or an expression; the parser decides without backtracking, so parsing is linear.
-/// Nesting is limited to `maximumDepth`, so no input can exhaust the stack.
+/// Nesting is limited to `maximumDepth` and the tree's depth (chains included) to
+/// `PredicateDepth.maximumDepth`, so no input can exhaust the stack of the parser or of any
+/// later walk of the tree.
 package struct PredicateParser {
     /// How deeply parentheses, `NOT`s and unary minuses may nest.
     package static let maximumDepth = 100
@@ -38,6 +40,7 @@ package struct PredicateParser {
     package mutating func parsePredicateToEnd() throws(PredicateFormatError) -> PredicateNode {
         let predicate = try parsePredicate()
         try expectEnd()
+        _ = try checkedDepth(PredicateDepth.depth(of: predicate))
         return predicate
     }
 
@@ -45,6 +48,7 @@ package struct PredicateParser {
     package mutating func parseExpressionToEnd() throws(PredicateFormatError) -> ExpressionNode {
         let expression = try parseExpression()
         try expectEnd()
+        _ = try checkedDepth(PredicateDepth.depth(of: expression))
         return expression
     }
 

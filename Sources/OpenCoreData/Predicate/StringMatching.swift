@@ -144,11 +144,12 @@ package enum StringMatching {
         let diacritics: NSComparisonPredicate.Options = options.contains(.normalized) ? [] : options.intersection(.diacriticInsensitive)
         let text = fold(subject, diacritics)
         guard let compiled = RegexCache.shared.regex(fold(pattern, diacritics), options: regexOptions) else { return false }
+        // Bounded in time: a backtracking pattern from outside must not hang (see RegexBudget).
+        if RegexBudget.isExhausted { return false }
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
         if compiled.isWrapped {
-            return compiled.regex.firstMatch(in: text, options: [], range: range) != nil
+            return RegexBudget.firstMatch(compiled.regex, in: text, options: [], range: range, pattern: pattern)
         }
-        guard let match = compiled.regex.firstMatch(in: text, options: [.anchored], range: range) else { return false }
-        return match.range == range
+        return RegexBudget.firstMatch(compiled.regex, in: text, options: [.anchored], range: range, pattern: pattern, spanning: range)
     }
 }

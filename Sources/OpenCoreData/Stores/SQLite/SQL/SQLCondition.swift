@@ -98,10 +98,23 @@ package indirect enum SQLCondition {
         case .atom(let atom):
             return atom.sql
         case .and(let children):
-            return children.map(\.parenthesized).joined(separator: " AND ")
+            return Self.balanced(children.map(\.parenthesized)[...], separator: " AND ")
         case .or(let children):
-            return children.map(\.parenthesized).joined(separator: " OR ")
+            return Self.balanced(children.map(\.parenthesized)[...], separator: " OR ")
         }
+    }
+
+    /// How many operands one `AND`/`OR` run may have before it is split into groups.
+    private static let runLimit = 64
+
+    /// The operands joined by `separator`; a long run is split into parenthesized halves,
+    /// because SQLite parses `a AND b AND c …` into a tree as deep as the run and refuses
+    /// trees deeper than 1000. Halving keeps the depth logarithmic and the text linear × log.
+    private static func balanced(_ parts: ArraySlice<SQLFragment>, separator: String) -> SQLFragment {
+        guard parts.count > runLimit else { return Array(parts).joined(separator: separator) }
+        let middle = parts.startIndex + parts.count / 2
+        return "(" + balanced(parts[..<middle], separator: separator) + ")" + separator
+            + "(" + balanced(parts[middle...], separator: separator) + ")"
     }
 
     /// The SQL text, in parentheses when it is a compound.

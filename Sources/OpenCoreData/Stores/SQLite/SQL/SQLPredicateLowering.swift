@@ -150,9 +150,22 @@ extension PredicateNode {
 // MARK: - Entry point
 
 extension SQLTranslationState {
+    /// The most predicate-tree nodes lowered to SQL; larger predicates are evaluated in memory.
+    package static let maximumLoweredNodes = 4096
+    /// The deepest predicate tree lowered to SQL; deeper ones are evaluated in memory.
+    package static let maximumLoweredDepth = 32
+
     /// The WHERE condition of a predicate, or nil when it holds for every row.
     /// - Throws: `SQLTranslationError` naming the first node that cannot be lowered exactly.
     package mutating func condition(for predicate: NSPredicate) throws(SQLTranslationError) -> SQLFragment? {
+        // SQLite compiles a statement in time quadratic in its number of constant terms, and a
+        // predicate may be deeper than its own limits; such a predicate runs in memory (linear).
+        guard PredicateDepth.nodeCount(of: predicate.node, limit: Self.maximumLoweredNodes) <= Self.maximumLoweredNodes else {
+            throw .unsupported("a predicate of more than \(Self.maximumLoweredNodes) nodes", "SQLite compiles very large conditions in quadratic time")
+        }
+        guard PredicateDepth.depth(of: predicate.node, limit: Self.maximumLoweredDepth) <= Self.maximumLoweredDepth else {
+            throw .unsupported("a predicate deeper than \(Self.maximumLoweredDepth) levels", "SQLite's parser stack holds about 100 nested terms")
+        }
         let condition = try predicate.node.lower(&self)
         if case .constant(true) = condition { return nil }
         return condition.fragment

@@ -205,7 +205,7 @@ package enum SQLiteFunctions {
     private static let functions: [FunctionSpec] = {
         var functions = Name.allCases.filter { !cFunctions.contains($0) }.map { name in
             FunctionSpec(name: name.rawValue, argumentCount: name.argumentCount, isPure: name != .random) { arguments in
-                evaluate(name, arguments)
+                try evaluate(name, arguments)
             }
         }
         for (selector, arity) in builtinFunctions.sorted(by: { $0.key < $1.key }) {
@@ -216,7 +216,7 @@ package enum SQLiteFunctions {
         return functions
     }()
 
-    private static func evaluate(_ name: Name, _ arguments: [DatabaseValue]) -> DatabaseValueConvertible? {
+    private static func evaluate(_ name: Name, _ arguments: [DatabaseValue]) throws -> DatabaseValueConvertible? {
         if name == .random { return Double.random(in: 0..<1) }
         if name == .utf16Length { return text(arguments[0]).map { $0.utf16.count } }
         if name == .integerString { return databaseValue(PredicateValue.cast(value(arguments[0]), to: "NSString")) }
@@ -228,7 +228,8 @@ package enum SQLiteFunctions {
         switch name {
         case .contains: result = StringMatching.contains(subject, other, options: options)
         case .like: result = StringMatching.like(subject, pattern: other, options: options)
-        case .matches: result = StringMatching.matches(subject, pattern: other, options: options)
+        // A regular expression past its time bound fails the statement, so the fetch throws.
+        case .matches: result = try RegexBudget.enforce { StringMatching.matches(subject, pattern: other, options: options) }
         // BEGINSWITH and ENDSWITH are registered with the C API (`affixTest`), not through here.
         case .beginsWith, .endsWith, .fold, .utf16Length, .random, .integerString, .float: return nil
         }
