@@ -93,10 +93,21 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     // MARK: - Version hashes
 
     /// Each entity's version hash by entity name.
+    ///
+    /// Every store open compares these with the store's metadata, and hashing an entity (SHA-256
+    /// over its properties) costs more than the rest of an open's model work: a frozen model,
+    /// whose entities can no longer change, hashes them once; an editable one per call.
     open var entityVersionHashesByName: [String: Data] {
+        if let cached = frozenVersionHashes.withLock({ $0 }) { return cached }
+        // Read before hashing: only hashes of entities that were already immutable are kept.
+        let frozen = isFrozen
         var memo = VersionHasher.Memo()
-        return VersionHasher.hashes(of: _entities, memo: &memo)
+        let hashes = VersionHasher.hashes(of: _entities, memo: &memo)
+        if frozen { frozenVersionHashes.withLock { $0 = hashes } }
+        return hashes
     }
+
+    private let frozenVersionHashes = Mutex<[String: Data]?>(nil)
 
     // MARK: - Freezing
 

@@ -83,6 +83,20 @@ struct ModelTests {
         #expect(changed.entityVersionHashesByName["TodoEntity"] == first["TodoEntity"])
     }
 
+    @Test("entityVersionHashesByName follows edits while the model is editable and equals each entity's versionHash once frozen")
+    func versionHashesBeforeAndAfterFreezing() {
+        let model = TestModels.todoModel()
+        let before = model.entityVersionHashesByName
+        model.entitiesByName["TagEntity"]!.versionHashModifier = "2"
+        let edited = model.entityVersionHashesByName
+        #expect(edited["TagEntity"] != before["TagEntity"])
+        _ = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let frozen = model.entityVersionHashesByName
+        #expect(frozen == edited)
+        #expect(model.entityVersionHashesByName == frozen)
+        #expect(frozen == Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name!, $0.versionHash) }))
+    }
+
     @Test("defaultDirectoryURL follows XDG_DATA_HOME on Linux")
     func defaultDirectory() {
         let url = NSPersistentContainer.defaultDirectoryURL()

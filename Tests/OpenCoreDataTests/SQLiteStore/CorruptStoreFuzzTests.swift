@@ -10,16 +10,22 @@ import Testing
 /// What must hold for every input: no trap (a trap ends the test run), every failure an NSError
 /// in NSCocoaErrorDomain, a failed open and a read-only open leave every file in the folder
 /// byte-identical. Inputs per target: `OCD_STORE_FUZZ_COUNT`, else `OCD_FUZZ_COUNT`, else
-/// `defaultCount`; seed `OCD_FUZZ_SEED` (docs/Fuzzing.md, "Stores").
+/// `defaultCounts`; seed `OCD_FUZZ_SEED` (docs/Fuzzing.md, "Stores").
 @Suite("Corrupt-store fuzzing")
 struct CorruptStoreFuzzTests {
-    /// Inputs per target in a plain `swift test`: an input costs about 10–20 ms in a debug
-    /// build (a file copy, an open, fetches and, read-write, a save): 150 take 2–3 s.
-    static let defaultCount = 150
-    static let count: Int = {
+    /// Inputs per target in a plain `swift test`, each sized to about 30 s in a debug build on
+    /// 2 cores next to the other suites (files in /dev/shm): a read-only input costs about 8 ms,
+    /// a read-write one (an open, fetches, faults and a save) about 14 ms (docs/Fuzzing.md).
+    static let defaultCounts: (readOnlyOpen: Int, corruptStore: Int) = (3_500, 2_200)
+    /// The inputs per target given in the environment, for every target.
+    static let countOverride: Int? = {
         let environment = ProcessInfo.processInfo.environment
-        return (environment["OCD_STORE_FUZZ_COUNT"] ?? environment["OCD_FUZZ_COUNT"]).flatMap(Int.init) ?? defaultCount
+        return (environment["OCD_STORE_FUZZ_COUNT"] ?? environment["OCD_FUZZ_COUNT"]).flatMap(Int.init)
     }()
+    /// The inputs a target runs: the override, else its default.
+    static func count(for target: Target) -> Int {
+        countOverride ?? (target == .readOnlyOpen ? defaultCounts.readOnlyOpen : defaultCounts.corruptStore)
+    }
     static let seed: UInt64 = ProcessInfo.processInfo.environment["OCD_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5107_E14
 
     /// SplitMix64, so a failing input can be replayed from the seed.
@@ -167,7 +173,7 @@ struct CorruptStoreFuzzTests {
 
     /// One input: a mutated copy of a base store, run through a target.
     private func run(_ target: Target, _ base: Base, input: Int, random: inout Generator) throws {
-        let url = TestStoreFiles.newStoreURL()
+        let url = TestStoreFiles.newStoreURL(in: TestStoreFiles.memoryRoot)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         var bytes = base.bytes
         let byteMutation = Bool.random(using: &random)
@@ -220,11 +226,13 @@ struct CorruptStoreFuzzTests {
         var random = Generator(state: seed)
         var slowest: (input: Int, duration: Duration) = (0, .zero)
         let clock = ContinuousClock()
-        for input in 0..<Self.count {
+        let start = clock.now
+        let count = Self.count(for: target)
+        for input in 0..<count {
             let duration = try clock.measure { try run(target, bases[input % bases.count], input: input, random: &random) }
             if duration > slowest.duration { slowest = (input, duration) }
         }
-        print("\(target) fuzzing: \(Self.count) inputs, seed \(seed), slowest input \(slowest.input) took \(slowest.duration)")
+        print("\(target) fuzzing: \(count) inputs in \(clock.now - start), seed \(seed), slowest input \(slowest.input) took \(slowest.duration)")
     }
 
     @Test("Corrupt stores opened read-write: no trap, Cocoa errors only, a failed open writes nothing")

@@ -10,9 +10,21 @@ enum TestStoreFiles {
         return url
     }()
 
-    /// A fresh folder for one test, with a store URL inside it.
-    static func newStoreURL(_ name: String = "Store.sqlite") -> URL {
-        let folder = root.appendingPathComponent(UUID().uuidString, isDirectory: true)
+    /// A folder in memory (`/dev/shm`) when the system has one, else `root`: for tests that
+    /// write thousands of small stores (fuzzing), where SQLite's syncs to disk would cost more
+    /// than the rest of an input. Removed when the test process exits.
+    static let memoryRoot: URL = {
+        let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        guard FileManager.default.isWritableFile(atPath: shm.path) else { return root }
+        let url = shm.appendingPathComponent("OpenCoreDataTests-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
+        guard (try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)) != nil else { return root }
+        atexit { try? FileManager.default.removeItem(at: TestStoreFiles.memoryRoot) }
+        return url
+    }()
+
+    /// A fresh folder for one test, with a store URL inside it (under `root`, or another parent).
+    static func newStoreURL(_ name: String = "Store.sqlite", in parent: URL = root) -> URL {
+        let folder = parent.appendingPathComponent(UUID().uuidString, isDirectory: true)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.appendingPathComponent(name)
     }
