@@ -163,24 +163,11 @@ package enum PredicateFormatter {
         let scalars = component.unicodeScalars
         var body = Substring.UnicodeScalarView(scalars)
         if scalars.first == "@" { body = Substring.UnicodeScalarView(scalars.dropFirst()) }
-        guard let first = body.first, isIdentifierStart(first), body.allSatisfy(isIdentifierPart) else {
+        guard let first = body.first, PredicateLexer.isIdentifierStart(first), body.allSatisfy(PredicateLexer.isIdentifierPart) else {
             return "#" + quote(component)
         }
         if scalars.first == "@" { return component }
         return PredicateKeywords.needsEscape(component) ? "#" + component : component
-    }
-
-    // The lexer's identifier rules (PredicateLexer).
-    private static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "_" || (scalar.properties.isAlphabetic && !isDigit(scalar))
-    }
-
-    private static func isIdentifierPart(_ scalar: Unicode.Scalar) -> Bool {
-        isIdentifierStart(scalar) || isDigit(scalar)
-    }
-
-    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value >= 48 && scalar.value <= 57
     }
 
     // MARK: - Constants

@@ -98,15 +98,15 @@ package struct PredicateLexer {
         while let scalar = peek(), scalar.properties.isWhitespace { position += 1 }
     }
 
-    private static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
+    static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "_" || (scalar.properties.isAlphabetic && !isDigit(scalar))
     }
 
-    private static func isIdentifierPart(_ scalar: Unicode.Scalar) -> Bool {
+    static func isIdentifierPart(_ scalar: Unicode.Scalar) -> Bool {
         isIdentifierStart(scalar) || isDigit(scalar)
     }
 
-    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+    static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value >= 48 && scalar.value <= 57
     }
 

@@ -28,18 +28,6 @@ struct CorruptStoreFuzzTests {
     }
     static let seed: UInt64 = ProcessInfo.processInfo.environment["OCD_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5107_E14
 
-    /// SplitMix64, so a failing input can be replayed from the seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A store to mutate: its bytes (closed, no companions) and the model to open it with.
     struct Base {
         let name: String
@@ -62,7 +50,7 @@ struct CorruptStoreFuzzTests {
     // MARK: - Mutations
 
     /// A random SQLite value: the types and edge values a damaged file can hold.
-    static func randomValue(_ random: inout Generator) -> (sql: String, argument: DatabaseValue) {
+    static func randomValue(_ random: inout SeededGenerator) -> (sql: String, argument: DatabaseValue) {
         switch Int.random(in: 0..<12, using: &random) {
         case 0: return ("?", .null)
         case 1: return ("?", [Int64.max, Int64.min, -1, 0, 1, Int64(Int32.max) + 1, 65_536].randomElement(using: &random)!.databaseValue)
@@ -79,13 +67,13 @@ struct CorruptStoreFuzzTests {
         }
     }
 
-    static func randomBytes(_ random: inout Generator) -> Data {
+    static func randomBytes(_ random: inout SeededGenerator) -> Data {
         Data((0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
     }
 
     /// Writes a random value into a random row and column of a random table (Core Data's own
     /// tables more often); a write SQLite refuses (a non-integer rowid) leaves the file as it was.
-    static func mutateValue(_ url: URL, _ random: inout Generator) throws {
+    static func mutateValue(_ url: URL, _ random: inout SeededGenerator) throws {
         let queue = try DatabaseQueue(path: url.path)
         defer { try? queue.close() }
         try queue.writeWithoutTransaction { db in
@@ -109,7 +97,7 @@ struct CorruptStoreFuzzTests {
     }
 
     /// Changes a few bytes: in the header half the time, anywhere the rest; sometimes truncates.
-    static func mutateBytes(_ data: inout Data, _ random: inout Generator) {
+    static func mutateBytes(_ data: inout Data, _ random: inout SeededGenerator) {
         if Int.random(in: 0..<10, using: &random) == 0 {
             data = data.prefix(Int.random(in: 0...data.count, using: &random))
             return
@@ -172,7 +160,7 @@ struct CorruptStoreFuzzTests {
     }
 
     /// One input: a mutated copy of a base store, run through a target.
-    private func run(_ target: Target, _ base: Base, input: Int, random: inout Generator) throws {
+    private func run(_ target: Target, _ base: Base, input: Int, random: inout SeededGenerator) throws {
         let url = TestStoreFiles.newStoreURL(in: TestStoreFiles.memoryRoot)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         var bytes = base.bytes
@@ -223,7 +211,7 @@ struct CorruptStoreFuzzTests {
     /// Runs `count` inputs through a target and prints the slowest (hangs are reported, not asserted).
     private func fuzz(_ target: Target, seed: UInt64) throws {
         let bases = try Self.bases()
-        var random = Generator(state: seed)
+        var random = SeededGenerator(seed: seed)
         var slowest: (input: Int, duration: Duration) = (0, .zero)
         let clock = ContinuousClock()
         let start = clock.now
