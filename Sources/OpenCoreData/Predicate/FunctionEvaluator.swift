@@ -123,9 +123,12 @@ package enum FunctionEvaluator {
 
     // MARK: - Indexing
 
+    /// `collection[index]`. A set of managed objects (an unordered to-many) is indexed in the
+    /// order of its objects' primary keys, the order the SQLite store uses for the same subscript,
+    /// so both stores pick the same member (Apple defines no order; docs/Deviations.md).
     private static func element(of collection: Any?, at index: Any?) -> Any? {
         if let symbol = index as? PredicateIndexSymbol {
-            guard let values = PredicateValue.elements(collection)?.values else { return nil }
+            guard let values = positionalElements(collection) else { return nil }
             switch symbol {
             case .first: return values.first.flatMap { PredicateValue.unwrap($0) }
             case .last: return values.last.flatMap { PredicateValue.unwrap($0) }
@@ -136,8 +139,27 @@ package enum FunctionEvaluator {
             return KeyValueAccess.value(forKey: key, of: collection)
         }
         guard let position = PredicateNumber(index)?.int64Value,
-              let values = PredicateValue.elements(collection)?.values,
+              let values = positionalElements(collection),
               position >= 0, position < values.count else { return nil }
         return PredicateValue.unwrap(values[Int(position)])
+    }
+
+    /// The elements of a collection in the order a subscript counts them: an unordered collection
+    /// of managed objects sorted by primary key (temporary IDs, numbered in creation order, after
+    /// permanent ones), anything else as it iterates.
+    private static func positionalElements(_ collection: Any?) -> [Any]? {
+        guard let elements = PredicateValue.elements(collection) else { return nil }
+        guard elements.isUnordered else { return elements.values }
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(elements.values.count)
+        for value in elements.values {
+            guard let object = value as? NSManagedObject else { return elements.values }
+            objects.append(object)
+        }
+        return objects.sorted { lhs, rhs in
+            let left = lhs.objectID, right = rhs.objectID
+            if left.isTemporaryID != right.isTemporaryID { return !left.isTemporaryID }
+            return left.primaryKey < right.primaryKey
+        }
     }
 }

@@ -105,8 +105,8 @@ struct ModelFileFuzzTests {
         }
         var random = SplitMix64(state: 0x5EED_0001)
         var hangs: [Int] = []
-        // 10,000 keeps a debug `swift test` run of this target near 15 s; OCD_FUZZ_COUNT runs more.
-        for index in 0..<Self.fuzzCount(10_000) {
+        // 20,000 inputs (the CI count) take about 8 s in a debug `swift test`; OCD_FUZZ_COUNT runs more.
+        for index in 0..<Self.fuzzCount(20_000) {
             let source = sources[index % sources.count]
             Self.survive(Data(Self.mutate(source, using: &random, alphabet: Self.xmlAlphabet)), hangs: &hangs, index: index)
         }
@@ -126,8 +126,8 @@ struct ModelFileFuzzTests {
         let alphabet = (0...255).map(UInt8.init)
         let strings: [Any] = ["", "x", String(repeating: "é", count: 3000), "NSManagedObject", "Integer 64", "\u{0}"]
         var hangs: [Int] = []
-        // 8,000 keeps a debug `swift test` run of this target near 15 s; OCD_FUZZ_COUNT runs more.
-        for index in 0..<Self.fuzzCount(8_000) {
+        // 20,000 inputs (the CI count) take about 10 s in a debug `swift test`; OCD_FUZZ_COUNT runs more.
+        for index in 0..<Self.fuzzCount(20_000) {
             let which = index % archives.count
             // Three in four: a byte-level mutation, which the binary property-list reader meets
             // first. One in four: a mutated object graph, re-encoded, which reaches the model reader.

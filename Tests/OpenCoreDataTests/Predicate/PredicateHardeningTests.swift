@@ -108,6 +108,36 @@ struct PredicateHardeningTests {
         #expect(error?.code == NSCoreDataError)
     }
 
+    @Test("A subscript of an unordered to-many picks by primary key, in SQL, in memory and before a save")
+    func unorderedSubscriptOrder() throws {
+        let model = LoweringTestModel.model()
+        for kind in StoreKind.allCases {
+            let context = try kind.context(model)
+            try context.performAndWait {
+                let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+                person.setValue("P", forKey: "name")
+                let tags = ["m", "z", "a"].map { name -> NSManagedObject in
+                    let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+                    tag.setValue(name, forKey: "name")
+                    return tag
+                }
+                person.setValue(Set(tags), forKey: "tags")
+                // Unsaved: temporary IDs count in creation order.
+                #expect(NSPredicate(format: "tags[FIRST].name == 'm' AND tags[LAST].name == 'a' AND tags[1].name == 'z'").evaluate(with: person), "\(kind)")
+                try context.save()
+                let byKey = tags.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }.map { $0.value(forKey: "name") as? String ?? "" }
+                let format = "tags[FIRST].name == %@ AND tags[LAST].name == %@ AND tags[1].name == %@"
+                let predicate = NSPredicate(format: format, byKey[0], byKey[2], byKey[1])
+                #expect(predicate.evaluate(with: person), "\(kind)")
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+                request.predicate = predicate
+                #expect(try context.fetch(request) == [person], "\(kind)")
+                request.predicate = NSPredicate(format: "tags[FIRST].name == %@", byKey[2])
+                #expect(try context.fetch(request).isEmpty, "\(kind)")
+            }
+        }
+    }
+
     @Test("Long AND runs fetch the same rows on both stores (SQLite's depth limit is avoided)")
     func longAndRuns() throws {
         let format = Array(repeating: "age >= 0", count: 2_000).joined(separator: " AND ") + " AND name != nil"

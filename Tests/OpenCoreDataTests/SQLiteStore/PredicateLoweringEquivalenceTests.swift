@@ -249,6 +249,12 @@ struct PredicateLoweringEquivalenceTests {
         person("groups[FIRST].name == 'admins'")
         person("groups[LAST].name == 'go'")
         person("groups[1].name BEGINSWITH 's'")
+        // Unordered to-many relationships count in primary-key order on both sides.
+        person("tags[FIRST].name == 'go'")
+        person("tags[LAST].name == 'swift'")
+        person("tags[1].name BEGINSWITH 's'")
+        person("toys[0].price > 10 AND toys[LAST].name == 'ball'")
+        person("children[FIRST].age > children[LAST].age")
         person("toys[SIZE] == 3")
         person("count(tags) == 2")
         person("count(tags.name) == 2")

@@ -167,10 +167,17 @@ struct PredicateLoweringGoldenTests {
                    + " WHERE (t1.ZPARENT = t0.Z_PK) AND (j3.Z_3PEOPLE = t1.Z_PK))) AND (t4.ZNAME IS NOT NULL) AND (t4.ZNAME = ?))", ["go"])
     }
 
+    @Test("A subscript of an unordered to-many counts its rows in primary-key order")
+    func unorderedSubscript() throws {
+        try expect("tags[LAST].name == 'y'",
+                   " LEFT JOIN ZTAG t4 ON t4.Z_PK = (SELECT t1.Z_PK FROM Z_3TAGS j2 JOIN ZTAG t1 ON t1.Z_PK = j2.Z_5TAGS"
+                   + " WHERE j2.Z_3PEOPLE = t0.Z_PK ORDER BY t1.Z_PK DESC LIMIT 1 OFFSET ?) WHERE t4.ZNAME = ?", [0, "y"])
+    }
+
     @Test("What memory evaluates differently throws an error naming the node")
     func unsupported() {
         for format in ["ANY scores > 5", "mood == 'x'", "ANY children.toys.name == 'go'", "CAST(salary, 'NSString') == '34'",
-                       "scores INTERSECT {1} CONTAINS 1", "toys[FIRST].name == 'x' AND tags[FIRST].name == 'y'"] {
+                       "scores INTERSECT {1} CONTAINS 1", "scores.@distinctUnionOfObjects[FIRST] == 1"] {
             #expect(throws: SQLTranslationError.self, "\(format)") { _ = try lowered(format) }
         }
         do {

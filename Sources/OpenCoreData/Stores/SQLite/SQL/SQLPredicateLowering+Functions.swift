@@ -154,9 +154,11 @@ enum SQLFunctionLowering {
             guard collection.isArray else { throw .unsupported("[SIZE]", "of distinct values") }
             return .scalar(state.aggregate(SQLFragment("COUNT(*)"), over: collection, kind: .number(isInteger: true), nullable: false))
         }
-        guard let order = collection.order, case .rows = collection.element else {
-            throw .unsupported("subscript", "a to-many relationship without order has no first or last element")
+        guard case .rows = collection.element else {
+            throw .unsupported("subscript", "a collection of values has no first or last element")
         }
+        // An unordered to-many is counted in primary-key order, as memory counts it.
+        let order = collection.order ?? [collection.row.key]
         var terms = order
         var offset: Int64 = 0
         switch index {
