@@ -180,48 +180,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return persistentStores.first { $0.identifier == objectID.storeIdentifier }
     }
 
-    func evaluatesNatively(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) -> Bool {
-        stores(for: request.entity, affectedStores: affectedStores).allSatisfy { $0.backend.evaluatesNatively(request) }
-    }
-
-    func storeCount(for entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) -> Int {
-        stores(for: entity, affectedStores: affectedStores).count
-    }
-
     // MARK: - Reading
-
-    func fetchSnapshots(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) throws -> [RowSnapshot] {
-        let stores = stores(for: request.entity, affectedStores: affectedStores)
-        // One store's rows are returned as they are: appending them would copy every snapshot.
-        if stores.count == 1 { return try stores[0].backend.fetchSnapshots(request, store: stores[0]) }
-        var result: [RowSnapshot] = []
-        for store in stores {
-            result.append(contentsOf: try store.backend.fetchSnapshots(request, store: store))
-        }
-        return result
-    }
-
-    /// The one store that holds an entity's rows, or nil when there are none or several.
-    func soleStore(for entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) -> NSPersistentStore? {
-        let stores = stores(for: entity, affectedStores: affectedStores)
-        return stores.count == 1 ? stores[0] : nil
-    }
-
-    func fetchObjectIDs(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) throws -> [NSManagedObjectID] {
-        var result: [NSManagedObjectID] = []
-        for store in stores(for: request.entity, affectedStores: affectedStores) {
-            result.append(contentsOf: try store.backend.fetchObjectIDs(request, store: store))
-        }
-        return result
-    }
-
-    func countRows(_ request: StoreFetchRequest, affectedStores: [NSPersistentStore]?) throws -> Int {
-        var count = 0
-        for store in stores(for: request.entity, affectedStores: affectedStores) {
-            count += try store.backend.countRows(request, store: store)
-        }
-        return count
-    }
 
     /// Dictionary results computed by the one store that holds the entity, or nil when there
     /// are several stores or the store leaves the request to memory.

@@ -17,7 +17,7 @@ extension NSManagedObjectModel {
     /// The names of the entities whose version hashes differ from a store's metadata (also those
     /// missing on either side), sorted.
     package func entitiesDiffering(fromStoreMetadata metadata: [String: Any], configuration: String?) -> [String] {
-        let stored = SQLiteMetadata.versionHashes(in: metadata)
+        let stored = Self.versionHashes(inStoreMetadata: metadata)
         let mine = entityVersionHashesByName
         var differing = Set<String>()
         let checked: [String]
@@ -29,5 +29,16 @@ extension NSManagedObjectModel {
         }
         for name in checked where stored[name] != mine[name] { differing.insert(name) }
         return differing.sorted()
+    }
+
+    /// The entity version hashes a store's metadata records (`NSStoreModelVersionHashes`), by
+    /// entity name; values that are not data are left out.
+    package static func versionHashes(inStoreMetadata metadata: [String: Any]) -> [String: Data] {
+        guard let raw = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return [:] }
+        var hashes: [String: Data] = [:]
+        for (name, value) in raw {
+            if let data = value as? Data { hashes[name] = data } else if let data = value as? NSData { hashes[name] = Data(referencing: data) }
+        }
+        return hashes
     }
 }

@@ -86,8 +86,8 @@ struct FixtureStoreTests {
             let before = try fileDigest(copy)
             let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: copy)
             #expect(metadata[NSStoreTypeKey] as? String == NSSQLiteStoreType, "\(original.lastPathComponent)")
-            #expect(!SQLiteMetadata.versionHashes(in: metadata).isEmpty, "\(original.lastPathComponent)")
-            #expect(SQLiteMetadata.versionHashes(in: metadata).values.allSatisfy { $0.count == 32 })
+            #expect(!NSManagedObjectModel.versionHashes(inStoreMetadata: metadata).isEmpty, "\(original.lastPathComponent)")
+            #expect(NSManagedObjectModel.versionHashes(inStoreMetadata: metadata).values.allSatisfy { $0.count == 32 })
             #expect((metadata[NSStoreModelVersionHashesVersionKey] as? NSNumber)?.intValue == 3)
             #expect(UUID(uuidString: metadata[NSStoreUUIDKey] as? String ?? "") != nil, "\(original.lastPathComponent)")
             #expect(try fileDigest(copy) == before, "reading metadata changed \(original.lastPathComponent)")
@@ -103,7 +103,7 @@ struct FixtureStoreTests {
         ]
         for (model, path) in pairs {
             let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: Fixtures.copy(Fixtures.store(path)))
-            #expect(SQLiteMetadata.versionHashes(in: metadata) == model.entityVersionHashesByName, "\(path)")
+            #expect(NSManagedObjectModel.versionHashes(inStoreMetadata: metadata) == model.entityVersionHashesByName, "\(path)")
             #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata), "\(path)")
             if let digest = metadata[NSStoreModelVersionHashesDigestKey] as? String {
                 #expect(VersionHasher.digest(of: model.entityVersionHashesByName) == digest)

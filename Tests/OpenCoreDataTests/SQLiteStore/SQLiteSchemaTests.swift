@@ -63,7 +63,7 @@ struct SQLiteSchemaTests {
         #expect(metadata["_NSAutoVacuumLevel"] as? String == "2")
         #expect((metadata[NSStoreModelVersionIdentifiersKey] as? [Any])?.isEmpty == true)
         #expect(metadata[NSStoreUUIDKey] == nil)
-        let hashes = SQLiteMetadata.versionHashes(in: metadata).mapValues { $0.map { String(format: "%02x", $0) }.joined() }
+        let hashes = NSManagedObjectModel.versionHashes(inStoreMetadata: metadata).mapValues { $0.map { String(format: "%02x", $0) }.joined() }
         // python3 shared/tools/versionhash.py …/demo5_todo_list.xcdatamodel/contents
         #expect(hashes == [
             "LocationEntity": "d589b1339c5b991ddeba0ad4edd7e5d390963a8d8cccdfcea7864bb99fb90861",

@@ -69,7 +69,7 @@ struct SQLiteStoreTests {
         try coordinator.remove(store)
         let read = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         #expect((read["Revision"] as? NSNumber)?.intValue == 3)
-        #expect(SQLiteMetadata.versionHashes(in: read) == model.entityVersionHashesByName)
+        #expect(NSManagedObjectModel.versionHashes(inStoreMetadata: read) == model.entityVersionHashesByName)
     }
 
     @Test("setMetadata is written to Z_PLIST by the next save; metadataForPersistentStore reads it back without a coordinator")
@@ -97,7 +97,7 @@ struct SQLiteStoreTests {
         #expect((read["AppSchemaRevision"] as? NSNumber)?.intValue == 7)
         #expect(read["Importer"] as? String == "nightly")
         #expect(read[NSStoreUUIDKey] as? String == store.identifier)
-        #expect(SQLiteMetadata.versionHashes(in: read) == TestModels.todoModel().entityVersionHashesByName)
+        #expect(NSManagedObjectModel.versionHashes(inStoreMetadata: read) == TestModels.todoModel().entityVersionHashesByName)
 
         read["Importer"] = "manual"
         try NSPersistentStoreCoordinator.setMetadata(read, forPersistentStoreOfType: NSSQLiteStoreType, at: url)

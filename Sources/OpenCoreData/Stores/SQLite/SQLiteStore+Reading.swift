@@ -16,17 +16,43 @@ extension SQLiteStore {
         }
     }
 
-    func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {
-        try fetchSnapshots(try query(request, store: store), store: store)
+    /// A fetch translated once into the statement its purpose runs; nil when the predicate or
+    /// sort descriptors have no SQL form (the coordinator then fetches every row).
+    func planFetch(_ request: StoreFetchRequest, for purpose: StoreFetchPurpose, store: NSPersistentStore) throws -> (any StoreFetchPlan)? {
+        // A failure to translate is the answer "not in SQL".
+        guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
+        do {
+            switch purpose {
+            case .snapshots:
+                let decoder = decoder(for: query.entity, includesSubentities: query.includesSubentities)
+                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.select(query, columns: decoder.selection).render(), decoder: decoder)
+            case .objectIDs:
+                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.selectObjectIDs(query).render(), decoder: nil)
+            case .count:
+                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.count(query), decoder: nil)
+            }
+        } catch {
+            return nil
+        }
     }
 
-    func fetchSnapshotsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot]? {
-        // Translated once: a failure to translate is the answer "not natively".
-        guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
-        let decoder = decoder(for: query.entity, includesSubentities: query.includesSubentities)
-        let sql: SQLFragment
-        do { sql = try builder.select(query, columns: decoder.selection).render() } catch { return nil }
-        return try fetchSnapshots(sql, decoder: decoder, store: store)
+    func fetchSnapshots(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> [RowSnapshot] {
+        guard let plan = plan as? SQLiteFetchPlan, let decoder = plan.decoder else { return try fetchSnapshots(plan.request, store: store) }
+        return try fetchSnapshots(plan.sql, decoder: decoder, store: store)
+    }
+
+    func fetchObjectIDs(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> [NSManagedObjectID] {
+        guard let plan = plan as? SQLiteFetchPlan, plan.purpose == .objectIDs else { return try fetchObjectIDs(plan.request, store: store) }
+        return try fetchObjectIDs(plan.sql, entity: plan.entity, store: store)
+    }
+
+    func countRows(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> Int {
+        guard let plan = plan as? SQLiteFetchPlan, plan.purpose == .count else { return try countRows(plan.request, store: store) }
+        return try count(plan.sql)
+    }
+
+    func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {
+        try fetchSnapshots(try query(request, store: store), store: store)
     }
 
     /// The rows of a query, decoded straight into snapshots.
@@ -51,13 +77,6 @@ extension SQLiteStore {
         return try fetchObjectIDs(try translated(request) { try builder.selectObjectIDs(request).render() }, entity: request.entity, store: store)
     }
 
-    func fetchObjectIDsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]? {
-        guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
-        let sql: SQLFragment
-        do { sql = try builder.selectObjectIDs(query).render() } catch { return nil }
-        return try fetchObjectIDs(sql, entity: query.entity, store: store)
-    }
-
     /// The IDs of the rows a `SELECT Z_PK, Z_ENT` returns; `fallback` for rows of unknown `Z_ENT`.
     private func fetchObjectIDs(_ sql: SQLFragment, entity fallback: NSEntityDescription, store: NSPersistentStore) throws -> [NSManagedObjectID] {
         try readStatement { db in
@@ -79,8 +98,12 @@ extension SQLiteStore {
 
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int {
         let request = try query(request, store: store)
-        let sql = try translated(request) { try builder.count(request) }
-        return try readStatement { db in
+        return try count(try translated(request) { try builder.count(request) })
+    }
+
+    /// The number a `SELECT COUNT(*)` statement gives.
+    private func count(_ sql: SQLFragment) throws -> Int {
+        try readStatement { db in
             var count = 0
             try run(db, sql) { statement, arguments in
                 count = try Int.fetchOne(statement, arguments: arguments) ?? 0

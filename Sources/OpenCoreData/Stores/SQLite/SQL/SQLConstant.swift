@@ -46,7 +46,7 @@ package enum SQLConstant {
         case let uuid as NSUUID: return .value(.uuid, SQLiteValueCoding.databaseValue(.uuid(uuid as UUID)))
         case let url as URL: return .value(.url, SQLiteValueCoding.databaseValue(.uri(url)))
         case let url as NSURL: return .value(.url, SQLiteValueCoding.databaseValue(.uri(url as URL)))
-        case let object as NSManagedObject: return .objectID(object.objectID)
+        case let object as any StoredObjectReference: return .objectID(object.objectID)
         case let id as NSManagedObjectID: return .objectID(id)
         default: break
         }

@@ -180,7 +180,7 @@ package struct SQLDictionaryQuery {
 
     private static func spec(_ element: Any, entity: NSEntityDescription) throws(SQLTranslationError) -> Spec {
         if let description = element as? NSExpressionDescription {
-            if let keyPath = description.expression.flatMap(DictionaryResults.Column.plainKeyPath) {
+            if let keyPath = description.expression.flatMap(DictionaryColumns.plainKeyPath) {
                 return .value(name: description.name, keyPath: keyPath)
             }
             guard let expression = description.expression, let parsed = AggregateExpression.parse(expression),
@@ -192,7 +192,7 @@ package struct SQLDictionaryQuery {
         if let property = element as? NSPropertyDescription { return .value(name: property.name, keyPath: property.name) }
         if let keyPath = element as? String {
             // `objectID` (and `self`) resolve to the row itself: its key and entity, an object ID.
-            if DictionaryResults.Column.objectKeys.contains(keyPath) { return .value(name: keyPath, keyPath: "self") }
+            if DictionaryColumns.objectKeys.contains(keyPath) { return .value(name: keyPath, keyPath: "self") }
             if entity.propertiesByName[keyPath.split(separator: ".").first.map(String.init) ?? keyPath] != nil {
                 return .value(name: keyPath, keyPath: keyPath)
             }
@@ -214,7 +214,7 @@ package struct SQLDictionaryQuery {
         }
     }
 
-    /// `COUNT`, `SUM`/`TOTAL`, `AVG`, `MIN`, `MAX` as memory's `DictionaryResults.Aggregate` computes them.
+    /// `COUNT`, `SUM`/`TOTAL`, `AVG`, `MIN`, `MAX` as memory computes them.
     private static func aggregate(_ function: String, of value: SQLFragment, _ scalar: SQLScalar,
                                   name: String) throws(SQLTranslationError) -> (SQLFragment, Output, SQLValueKind) {
         let isDecimal = scalar.attribute?.attributeType == .decimalAttributeType

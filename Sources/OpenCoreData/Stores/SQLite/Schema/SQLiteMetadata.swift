@@ -52,16 +52,6 @@ package enum SQLiteMetadata {
         return dictionary
     }
 
-    /// The entity version hashes a store's metadata records.
-    package static func versionHashes(in metadata: [String: Any]) -> [String: Data] {
-        guard let raw = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return [:] }
-        var hashes: [String: Data] = [:]
-        for (name, value) in raw {
-            if let data = value as? Data { hashes[name] = data } else if let data = value as? NSData { hashes[name] = Data(referencing: data) }
-        }
-        return hashes
-    }
-
     private static func plistValue(_ value: Any) -> Any? {
         switch value {
         case is String, is Data, is Date, is Bool, is NSNumber, is Int, is Int64, is Int32, is Double, is Float:

@@ -7,22 +7,31 @@ import Foundation
 /// thread-safe because several contexts use one store at once.
 package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// Whether the store evaluates this request's predicate and sort descriptors itself. When
-    /// false, `fetchSnapshots` is called with a request stripped of predicate, sort and paging,
-    /// and the context filters, sorts and pages the rows in memory.
+    /// false, the coordinator fetches every row of the request's entities (a request stripped of
+    /// predicate, sort and paging) and the context filters, sorts and pages them in memory.
+    /// Stores that translate requests implement `planFetch` instead, which decides and
+    /// translates in one step.
     func evaluatesNatively(_ request: StoreFetchRequest) -> Bool
+
+    /// The request as this store will run it for `purpose` — translated once (for SQL, its text,
+    /// bindings and row decoder) — or nil when the store cannot evaluate its predicate or sort
+    /// descriptors. The coordinator calls this once per store and fetch, then runs the plan.
+    func planFetch(_ request: StoreFetchRequest, for purpose: StoreFetchPurpose, store: NSPersistentStore) throws -> (any StoreFetchPlan)?
+
+    /// The rows a plan matches, sorted and paged as its request says.
+    func fetchSnapshots(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> [RowSnapshot]
+
+    /// The IDs of the rows a plan matches.
+    func fetchObjectIDs(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> [NSManagedObjectID]
+
+    /// The number of rows a plan matches.
+    func countRows(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> Int
 
     /// The rows a request matches, sorted and paged as the request says.
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot]
 
     /// The IDs of the rows a request matches.
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]
-
-    /// `fetchSnapshots` for a request the store evaluates natively; nil when it does not. One
-    /// call instead of `evaluatesNatively` then `fetchSnapshots`, which translate the request twice.
-    func fetchSnapshotsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot]?
-
-    /// `fetchObjectIDs` for a request the store evaluates natively; nil when it does not.
-    func fetchObjectIDsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]?
 
     /// The number of rows a request matches.
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int
@@ -48,13 +57,41 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     func close()
 }
 
+/// What a fetch plan is for: the rows, their IDs only, or their count.
+package enum StoreFetchPurpose: Sendable {
+    case snapshots
+    case objectIDs
+    case count
+}
+
+/// A fetch request prepared by one store (`PersistentStoreBackend.planFetch`).
+package protocol StoreFetchPlan {
+    /// The request the plan runs.
+    var request: StoreFetchRequest { get }
+}
+
+/// The plan of a store that runs requests as they are (`evaluatesNatively` says whether it can).
+package struct RequestFetchPlan: StoreFetchPlan {
+    package let request: StoreFetchRequest
+}
+
 extension PersistentStoreBackend {
-    package func fetchSnapshotsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot]? {
-        evaluatesNatively(request) ? try fetchSnapshots(request, store: store) : nil
+    /// Stores that evaluate requests directly plan nothing beyond the request itself; every store
+    /// can list every row of its entities.
+    package func planFetch(_ request: StoreFetchRequest, for purpose: StoreFetchPurpose, store: NSPersistentStore) throws -> (any StoreFetchPlan)? {
+        request.isEveryRow || evaluatesNatively(request) ? RequestFetchPlan(request: request) : nil
     }
 
-    package func fetchObjectIDsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]? {
-        evaluatesNatively(request) ? try fetchObjectIDs(request, store: store) : nil
+    package func fetchSnapshots(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> [RowSnapshot] {
+        try fetchSnapshots(plan.request, store: store)
+    }
+
+    package func fetchObjectIDs(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> [NSManagedObjectID] {
+        try fetchObjectIDs(plan.request, store: store)
+    }
+
+    package func countRows(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> Int {
+        try countRows(plan.request, store: store)
     }
 
     /// Stores compute no dictionary results unless they say so.

@@ -1,8 +1,4 @@
 import Foundation
-import OrderedCollections
-
-/// The ordered, identity-hashed set that holds a loaded to-many relationship.
-package typealias OrderedSetStorage = OrderedSet<NSManagedObject>
 
 /// Converts attribute values between their public form (what `value(forKey:)` returns and
 /// `setValue(_:forKey:)` accepts) and their store form (`StoreValue`).

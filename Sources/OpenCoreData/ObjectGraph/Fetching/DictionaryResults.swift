@@ -93,11 +93,11 @@ enum DictionaryResults {
         init(_ element: Any, entity: NSEntityDescription) throws {
             if let description = element as? NSExpressionDescription {
                 name = description.name
-                if let path = description.expression.flatMap(Self.plainKeyPath) {
-                    guard path == "self" || Self.objectKeys.contains(path) || entity.propertiesByName[Self.firstKey(of: path)] != nil else {
+                if let path = description.expression.flatMap(DictionaryColumns.plainKeyPath) {
+                    guard path == "self" || DictionaryColumns.objectKeys.contains(path) || entity.propertiesByName[Self.firstKey(of: path)] != nil else {
                         throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' reads '\(path)', which entity '\(entity.name ?? "?")' does not have.")
                     }
-                    keyPath = Self.objectKeys.contains(path) ? "self" : path
+                    keyPath = DictionaryColumns.objectKeys.contains(path) ? "self" : path
                     aggregate = nil
                     return
                 }
@@ -111,11 +111,11 @@ enum DictionaryResults {
                 keyPath = property.name
                 aggregate = nil
             } else if let string = element as? String {
-                guard entity.propertiesByName[Self.firstKey(of: string)] != nil || Self.objectKeys.contains(string) else {
+                guard entity.propertiesByName[Self.firstKey(of: string)] != nil || DictionaryColumns.objectKeys.contains(string) else {
                     throw CoreDataError.make(NSCoreDataError, "propertiesToFetch names '\(string)', which entity '\(entity.name ?? "?")' does not have.")
                 }
                 name = string
-                keyPath = Self.objectKeys.contains(string) ? "self" : string
+                keyPath = DictionaryColumns.objectKeys.contains(string) ? "self" : string
                 aggregate = nil
             } else {
                 throw CoreDataError.make(NSCoreDataError, "propertiesToFetch holds \(type(of: element)); use property names or descriptions.")
@@ -124,19 +124,6 @@ enum DictionaryResults {
 
         private static func firstKey(of path: String) -> String {
             path.split(separator: ".").first.map(String.init) ?? path
-        }
-
-        /// Keys that stand for the object itself; its ID is the column's value.
-        static let objectKeys: Set<String> = ["objectID", "self", "SELF"]
-
-        /// The key path of an expression description that reads a value per object: `SELF`
-        /// (the object, so its ID) or a key path; nil for functions.
-        static func plainKeyPath(_ expression: NSExpression) -> String? {
-            switch expression.node {
-            case .evaluatedObject: "self"
-            case .keyPath(.evaluatedObject, let path): path
-            default: nil
-            }
         }
 
         func value(of object: NSManagedObject) -> Any? {

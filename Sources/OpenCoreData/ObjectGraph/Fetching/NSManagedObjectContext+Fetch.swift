@@ -120,44 +120,30 @@ extension NSManagedObjectContext {
     func countMatching<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> Int {
         guard let coordinator = persistentStoreCoordinator else { return 0 }
         let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
-        let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
-        if !pending, coordinator.evaluatesNatively(storeRequest, affectedStores: request.affectedStores) {
-            return try coordinator.countRows(storeRequest, affectedStores: request.affectedStores)
+        if !pending, let count = try coordinator.countRowsIfEvaluated(StoreFetchRequest(request, entity: entity, paging: true),
+                                                                      affectedStores: request.affectedStores) {
+            return count
         }
         return try matchingObjects(request, entity: entity).count
     }
 
     /// The objects a request matches, registered in this context, sorted and paged.
+    ///
+    /// The coordinator plans and runs the fetch on the stores; the context only merges its
+    /// unsaved changes into what they return (and filters rows a store could not evaluate).
     func matchingObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObject] {
         guard let coordinator = persistentStoreCoordinator else { return [] }
         let includePending = request.includesPendingChanges
         let pending = includePending && hasPendingChanges(affecting: entity)
-        // The common case, one store and nothing unsaved: the store filters, sorts and pages, or
-        // says it cannot, in one translation of the request.
-        if !pending, let store = coordinator.soleStore(for: entity, affectedStores: request.affectedStores) {
-            let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
-            if request.fetchBatchSize > 0 {
-                if let ids = try store.backend.fetchObjectIDsIfNative(storeRequest, store: store) {
-                    return registerBatched(ids, batchSize: request.fetchBatchSize)
-                }
-            } else if let snapshots = try store.backend.fetchSnapshotsIfNative(storeRequest, store: store) {
-                return registeredObjects(for: snapshots, refresh: request.shouldRefreshRefetchedObjects)
-            }
-        }
-        let native = coordinator.evaluatesNatively(StoreFetchRequest(request, entity: entity, paging: true), affectedStores: request.affectedStores)
-        let pushPaging = native && !pending && coordinator.storeCount(for: entity, affectedStores: request.affectedStores) == 1
-        let storeRequest = native
-            ? StoreFetchRequest(request, entity: entity, paging: pushPaging)
-            : StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities)
-
-        if request.fetchBatchSize > 0, pushPaging {
-            let ids = try coordinator.fetchObjectIDs(storeRequest, affectedStores: request.affectedStores)
+        let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
+        if request.fetchBatchSize > 0, !pending,
+           let ids = try coordinator.fetchCompleteObjectIDs(storeRequest, affectedStores: request.affectedStores) {
             return registerBatched(ids, batchSize: request.fetchBatchSize)
         }
-
-        let objects = registeredObjects(for: try coordinator.fetchSnapshots(storeRequest, affectedStores: request.affectedStores),
-                                        refresh: request.shouldRefreshRefetchedObjects)
-        if pushPaging { return objects }
+        var fetched = try coordinator.fetchRows(storeRequest, affectedStores: request.affectedStores, mergingPendingChanges: pending)
+        let native = fetched.isEvaluated
+        let objects = registeredObjects(for: fetched.takeRows(), refresh: request.shouldRefreshRefetchedObjects)
+        if fetched.isComplete { return objects }
 
         // Filter and page in memory: the store either could not evaluate the request, or the
         // context's unsaved changes must be taken into account.
@@ -351,47 +337,6 @@ final class BatchWindow {
             first = 0
         }
         return dropped
-    }
-}
-
-/// What a store needs of a fetch request.
-package struct StoreFetchRequest {
-    package let entity: NSEntityDescription
-    package let includesSubentities: Bool
-    package let predicate: NSPredicate?
-    package let sortDescriptors: [NSSortDescriptor]
-    /// Applied by the store only when `paging` is true.
-    package let fetchLimit: Int
-    package let fetchOffset: Int
-    package let paging: Bool
-    package let includesPropertyValues: Bool
-
-    init<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, paging: Bool) {
-        self.entity = entity
-        self.includesSubentities = request.includesSubentities
-        self.predicate = request.predicate
-        self.sortDescriptors = request.sortDescriptors ?? []
-        self.fetchLimit = paging ? request.fetchLimit : 0
-        self.fetchOffset = paging ? request.fetchOffset : 0
-        self.paging = paging
-        self.includesPropertyValues = request.includesPropertyValues
-    }
-
-    package init(entity: NSEntityDescription, includesSubentities: Bool = true, predicate: NSPredicate? = nil,
-                 sortDescriptors: [NSSortDescriptor] = [], fetchLimit: Int = 0, fetchOffset: Int = 0) {
-        self.entity = entity
-        self.includesSubentities = includesSubentities
-        self.predicate = predicate
-        self.sortDescriptors = sortDescriptors
-        self.fetchLimit = fetchLimit
-        self.fetchOffset = fetchOffset
-        self.paging = true
-        self.includesPropertyValues = true
-    }
-
-    /// The entities whose rows match: the entity, and its subentities when included.
-    package var entities: [NSEntityDescription] {
-        includesSubentities ? entity.selfAndDescendants : [entity]
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 
 /// The type of the values a fetch request can return: managed objects, object IDs, counts or dictionaries.
 ///
@@ -8,6 +9,9 @@ public protocol NSFetchRequestResult: AnyObject {}
 extension NSNumber: NSFetchRequestResult {}
 extension NSDictionary: NSFetchRequestResult {}
 extension NSManagedObjectID: NSFetchRequestResult {}
+
+/// The ordered, identity-hashed set that holds a loaded to-many relationship.
+package typealias OrderedSetStorage = OrderedSet<NSManagedObject>
 
 /// One value slot of a managed object, indexed by the entity's `EntityLayout`.
 package enum ObjectSlot {
@@ -320,3 +324,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
 @available(*, unavailable, message: "Managed objects are bound to their context's queue; pass objectID between threads instead.")
 extension NSManagedObject: @unchecked Sendable {}
+
+/// A managed object used as a predicate constant stands for its stored row.
+extension NSManagedObject: StoredObjectReference {}
