@@ -357,7 +357,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             try checkWritable(store)
             let partial = try store.backend.save(storeRequest, store: store)
             if let generation = pendingMetadata[ObjectIdentifier(store)] { store.metadataWasSaved(generation: generation) }
-            result.permanentIDs.merge(partial.permanentIDs) { first, _ in first }
+            result.permanentIDs.merge(partial.permanentIDs)
         }
         return result
     }

@@ -27,6 +27,8 @@ package final class EntityLayout: @unchecked Sendable {
     package let attributeTypes: [NSAttributeType]
     /// Whether each slot is a relationship.
     package let isRelationship: [Bool]
+    /// The relationship of each slot (nil for other properties); read through `relationship(at:)`.
+    private let relationshipsBySlot: [NSRelationshipDescription?]
     /// Whether any attribute is derived (computed on save).
     package let hasDerivedAttributes: Bool
     /// Whether an unchanged object can read its values from its committed snapshot as they are:
@@ -78,6 +80,7 @@ package final class EntityLayout: @unchecked Sendable {
         self.toManyIndices = toMany
         self.attributeTypes = types
         self.isRelationship = isRelationship
+        self.relationshipsBySlot = properties.map { $0 as? NSRelationshipDescription }
         self.hasDerivedAttributes = properties.contains { $0 is NSDerivedAttributeDescription }
         self.initialSlotTemplate = ContiguousArray(properties.map { property -> ObjectSlot in
             if let relationship = property as? NSRelationshipDescription {
@@ -135,6 +138,17 @@ package final class EntityLayout: @unchecked Sendable {
             return true
         }
         return !property.isOptional && !property.isTransient
+    }
+
+    /// The relationship in a slot. `index` comes from `relationshipIndices`, `toOneIndices` or
+    /// `toManyIndices` (or a slot whose `isRelationship` is true): any other slot is a
+    /// programming error in the library, never the result of outside input.
+    @inline(__always)
+    package func relationship(at index: Int) -> NSRelationshipDescription {
+        guard let relationship = relationshipsBySlot[index] else {
+            preconditionFailure("slot \(index) of \(properties.count) is not a relationship")
+        }
+        return relationship
     }
 
     /// The number of value slots an object of this entity has.

@@ -161,9 +161,8 @@ package struct StoreDelete {
 
 /// The outcome of a store save.
 package struct StoreSaveResult {
-    /// The permanent ID of each inserted object that had a temporary one, by the temporary ID's
-    /// key (hashing a key needs no dynamic dispatch, unlike `NSManagedObjectID`'s `hash`/`isEqual`).
-    package var permanentIDs: [ObjectKey: NSManagedObjectID] = [:]
+    /// The permanent ID of each inserted object that had a temporary one.
+    package var permanentIDs = PermanentIDMap()
     package init() {}
 }
 
@@ -210,21 +209,4 @@ package struct SavedChanges: Sendable {
     package var inserted: Set<NSManagedObjectID>
     package var updated: Set<NSManagedObjectID>
     package var deleted: Set<NSManagedObjectID>
-}
-
-extension NSEntityDescription {
-    /// The property names of each uniqueness constraint (descriptions resolved to names).
-    package var uniquenessConstraintNames: [[String]] {
-        uniquenessConstraints.map { constraint in
-            constraint.map { element in
-                if let property = element as? NSPropertyDescription { return property.name }
-                return element as? String ?? "\(element)"
-            }
-        }
-    }
-
-    /// The uniqueness constraints that apply to this entity, its ancestors' included.
-    package var effectiveUniquenessConstraints: [[String]] {
-        (superentity?.effectiveUniquenessConstraints ?? []) + uniquenessConstraintNames
-    }
 }

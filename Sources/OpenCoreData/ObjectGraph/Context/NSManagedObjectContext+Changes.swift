@@ -98,7 +98,7 @@ extension NSManagedObjectContext {
             next += 1
             object.prepareForDeletion()
             for index in object.layout.relationshipIndices {
-                let relationship = object.layout.properties[index] as! NSRelationshipDescription
+                let relationship = object.layout.relationship(at: index)
                 let destinations = currentDestinations(of: object, at: index)
                 switch relationship.deleteRule {
                 case .noActionDeleteRule, .denyDeleteRule:
@@ -125,7 +125,7 @@ extension NSManagedObjectContext {
 
     /// The destinations of a relationship slot, loading them if needed.
     func currentDestinations(of object: NSManagedObject, at index: Int) -> [NSManagedObject] {
-        let relationship = object.layout.properties[index] as! NSRelationshipDescription
+        let relationship = object.layout.relationship(at: index)
         if relationship.isToMany {
             return Array(object.loadedToMany(at: index).objects)
         }
@@ -293,7 +293,7 @@ extension NSManagedObject {
                 case .unloaded:
                     newSlots.append(.unloadedToMany)
                 default:
-                    let relationship = layout.properties[index] as! NSRelationshipDescription
+                    let relationship = layout.relationship(at: index)
                     newSlots.append(relationship.isToMany ? .unloadedToMany : .value(value))
                 }
             } else if AttributeConversion.isCustom(layout.attributeTypes[index]) {
@@ -324,7 +324,7 @@ extension NSManagedObject {
     package func resetRelationshipsToCommitted() {
         guard committed != nil else { return }
         for index in layout.relationshipIndices where slotDiffersFromCommitted(index) {
-            let relationship = layout.properties[index] as! NSRelationshipDescription
+            let relationship = layout.relationship(at: index)
             if relationship.isToMany {
                 slots[index] = .unloadedToMany
                 if case .objectIDs(let ids)? = committed?.values[index], let context = _context {

@@ -14,7 +14,7 @@ extension NSManagedObjectContext {
             if object._context !== self { problems.append("\(id) is registered but points at another context") }
             if object.faulted || object.deletedFlag { continue }
             for index in object.layout.relationshipIndices {
-                let relationship = object.layout.properties[index] as! NSRelationshipDescription
+                let relationship = object.layout.relationship(at: index)
                 guard let inverse = relationship.inverseRelationship else { continue }
                 let destinations: [NSManagedObject]
                 switch object.slots[index] {

@@ -111,20 +111,20 @@ extension NSManagedObjectContext {
         let deletedObjects = Array(deleted.values)
         let map = result.permanentIDs
         for object in insertedObjects {
-            if let permanent = map[object.objectID.key] { assignPermanentID(permanent, to: object) }
+            if let permanent = map.permanentID(for: object.objectID) { assignPermanentID(permanent, to: object) }
         }
         // The request's snapshots are the saved rows; only references to new objects change IDs.
         // Inserted rows are in insertion order, one per inserted object.
         for (index, object) in insertedObjects.enumerated() {
             object.insertedFlag = false
-            let values = index < request.inserted.count ? Self.remapped(request.inserted[index].values, map) : object.currentStoreValues()
+            let values = index < request.inserted.count ? map.remapped(request.inserted[index].values) : object.currentStoreValues()
             object.committed = RowSnapshot(objectID: object.objectID, version: 1, values: values)
             object.markRelationshipsCommitted()
         }
         var written: [ObjectIdentifier: StoreValues] = [:]
         for update in request.updated {
             if let object = registry[update.snapshot.objectID]?.takeUnretainedValue() {
-                written[ObjectIdentifier(object)] = Self.remapped(update.snapshot.values, map)
+                written[ObjectIdentifier(object)] = map.remapped(update.snapshot.values)
             }
         }
         for object in updatedObjects {
@@ -160,23 +160,6 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
                                         userInfo: [NSInsertedObjectIDsKey: insertedIDs, NSUpdatedObjectIDsKey: updatedIDs, NSDeletedObjectIDsKey: deletedIDs])
         persistentStoreCoordinator?.contextDidSave(self, changes: SavedChanges(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs))
-    }
-
-    /// Store values with temporary IDs replaced by permanent ones; untouched when nothing maps.
-    static func remapped(_ values: StoreValues, _ map: [ObjectKey: NSManagedObjectID]) -> StoreValues {
-        guard !map.isEmpty else { return values }
-        var values = values
-        for index in values.indices {
-            switch values[index] {
-            case .objectID(let id) where id.isTemporaryID:
-                values[index] = .objectID(map[id.key] ?? id)
-            case .objectIDs(let ids) where ids.contains(where: \.isTemporaryID):
-                values[index] = .objectIDs(ids.map { map[$0.key] ?? $0 })
-            default:
-                break
-            }
-        }
-        return values
     }
 
     // MARK: - Conflicts

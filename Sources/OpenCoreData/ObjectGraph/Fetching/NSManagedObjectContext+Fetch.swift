@@ -282,7 +282,7 @@ extension NSManagedObjectContext {
                 var next: [NSManagedObject] = []
                 for object in level {
                     guard let index = object.layout.indexByName[component], object.layout.isRelationship[index] else { continue }
-                    let relationship = object.layout.properties[index] as! NSRelationshipDescription
+                    let relationship = object.layout.relationship(at: index)
                     if relationship.isToMany {
                         next.append(contentsOf: object.loadedToMany(at: index).objects)
                     } else if let destination = object.resolveToOne(at: index) {

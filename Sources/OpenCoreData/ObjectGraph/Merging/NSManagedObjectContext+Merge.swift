@@ -169,7 +169,7 @@ extension NSManagedObjectContext {
         let id = object.objectID
         var touched: [NSManagedObject] = []
         for index in object.layout.relationshipIndices {
-            let relationship = object.layout.properties[index] as! NSRelationshipDescription
+            let relationship = object.layout.relationship(at: index)
             guard let inverse = relationship.inverseRelationship else { continue }
             for destination in loadedDestinations(of: object, at: index) where destination._context === self && !destination.faulted {
                 guard let slot = destination.layout.indexByName[inverse.name] else { continue }

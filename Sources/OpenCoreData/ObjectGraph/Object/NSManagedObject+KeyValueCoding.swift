@@ -95,7 +95,7 @@ extension NSManagedObject {
             return object
         case .toMany, .unloadedToMany:
             let storage = loadedToMany(at: index)
-            let relationship = layout.properties[index] as! NSRelationshipDescription
+            let relationship = layout.relationship(at: index)
             if relationship.isOrdered { return NSOrderedSet(array: Array(storage.objects)) }
             return NSSet(array: Array(storage.objects))
         }

@@ -70,7 +70,7 @@ extension NSManagedObject {
         case .toMany(let storage):
             return storage
         default:
-            let relationship = layout.properties[index] as! NSRelationshipDescription
+            let relationship = layout.relationship(at: index)
             var objects = OrderedSetStorage()
             var ids: [NSManagedObjectID] = []
             if let context = _context, !objectID.isTemporaryID {
@@ -88,7 +88,7 @@ extension NSManagedObject {
 
     /// Sets a to-one relationship and maintains the inverse on the old and new destinations.
     package func setToOne(_ newValue: NSManagedObject?, at index: Int) {
-        let relationship = layout.properties[index] as! NSRelationshipDescription
+        let relationship = layout.relationship(at: index)
         if let newValue { checkRelatable(newValue, key: relationship.name) }
         let old = resolveToOne(at: index)
         if old === newValue { return }
@@ -109,7 +109,7 @@ extension NSManagedObject {
         for object in objects where !storage.objects.contains(object) {
             addToToMany(object, at: index, position: nil)
         }
-        let relationship = layout.properties[index] as! NSRelationshipDescription
+        let relationship = layout.relationship(at: index)
         if relationship.isOrdered, storage.objects.elements != newSet.elements {
             storage.objects = newSet
             markChanged()
@@ -118,7 +118,7 @@ extension NSManagedObject {
 
     /// Adds a destination to a to-many relationship and maintains the inverse.
     package func addToToMany(_ object: NSManagedObject, at index: Int, position: Int?) {
-        let relationship = layout.properties[index] as! NSRelationshipDescription
+        let relationship = layout.relationship(at: index)
         checkRelatable(object, key: relationship.name)
         let storage = loadedToMany(at: index)
         if storage.objects.contains(object) {
@@ -142,7 +142,7 @@ extension NSManagedObject {
 
     /// Removes a destination from a to-many relationship and maintains the inverse.
     package func removeFromToMany(_ object: NSManagedObject, at index: Int) {
-        let relationship = layout.properties[index] as! NSRelationshipDescription
+        let relationship = layout.relationship(at: index)
         let storage = loadedToMany(at: index)
         guard storage.objects.remove(object) != nil else { return }
         markChanged()

@@ -7,7 +7,7 @@ extension NSManagedObject {
     package func validateDenyRules() throws {
         var errors: [NSError] = []
         for index in layout.relationshipIndices {
-            let relationship = layout.properties[index] as! NSRelationshipDescription
+            let relationship = layout.relationship(at: index)
             guard relationship.deleteRule == .denyDeleteRule else { continue }
             let destinations = _context?.currentDestinations(of: self, at: index) ?? []
             let live = destinations.filter { !$0.isDeleted }

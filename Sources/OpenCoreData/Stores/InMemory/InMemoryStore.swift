@@ -81,16 +81,15 @@ final class InMemoryStore: PersistentStoreBackend {
                 let root = insert.objectID.entity.rootEntity.entityNumber
                 let key = (maxKeys[root] ?? 0) + 1
                 maxKeys[root] = key
-                result.permanentIDs[insert.objectID.key] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, store: store)
+                result.permanentIDs.assign(NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, store: store), to: insert.objectID)
             }
             let map = result.permanentIDs
-            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map[id.key] ?? id }
+            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map.resolve(id) }
+            /// New-object references made permanent; a to-many the context did not load keeps the stored list.
             func resolved(_ values: StoreValues, keeping old: StoreValues?) -> StoreValues {
-                var values = values
+                var values = map.remapped(values)
                 for index in values.indices {
                     switch values[index] {
-                    case .objectID(let id): values[index] = .objectID(resolve(id))
-                    case .objectIDs(let ids): values[index] = .objectIDs(ids.map(resolve))
                     case .unloaded: values[index] = old.map { index < $0.count ? $0[index] : .objectIDs([]) } ?? .objectIDs([])
                     default: break
                     }
@@ -151,7 +150,7 @@ final class InMemoryStore: PersistentStoreBackend {
         for row in written {
             let entity = row.objectID.entity
             for constraint in entity.effectiveUniquenessConstraints {
-                let owner = constraintOwner(of: constraint, in: entity)
+                let owner = entity.constraintOwner(of: constraint)
                 let marker = "\(ObjectIdentifier(owner).hashValue):\(constraint)"
                 guard checked.insert(marker).inserted else { continue }
                 let indices = constraint.compactMap { owner.layout.indexByName[$0] }
@@ -180,17 +179,6 @@ final class InMemoryStore: PersistentStoreBackend {
         }
         return violations
     }
-
-    /// The entity in `entity`'s ancestry that declares `constraint`.
-    private func constraintOwner(of constraint: [String], in entity: NSEntityDescription) -> NSEntityDescription {
-        var current: NSEntityDescription? = entity
-        while let candidate = current {
-            if candidate.uniquenessConstraintNames.contains(constraint) { return candidate }
-            current = candidate.superentity
-        }
-        return entity
-    }
-
 
     func close() {}
 }

@@ -78,7 +78,7 @@ extension SQLiteStore {
         for row in written {
             let entity = row.objectID.entity
             for constraint in entity.effectiveUniquenessConstraints {
-                let owner = constraintOwner(of: constraint, in: entity)
+                let owner = entity.constraintOwner(of: constraint)
                 guard checked.insert("\(ObjectIdentifier(owner).hashValue):\(constraint)").inserted else { continue }
                 let properties = constraint.compactMap { owner.propertiesByName[$0] }
                 let indices = constraint.compactMap { owner.layout.indexByName[$0] }
@@ -127,16 +127,6 @@ extension SQLiteStore {
             try decoder.decodeAll(statement, arguments: arguments, store: store, into: &rows)
         }
         return rows.first { !excluded.contains($0.objectID) }
-    }
-
-    /// The entity in `entity`'s ancestry that declares `constraint`.
-    private func constraintOwner(of constraint: [String], in entity: NSEntityDescription) -> NSEntityDescription {
-        var current: NSEntityDescription? = entity
-        while let candidate = current {
-            if candidate.uniquenessConstraintNames.contains(constraint) { return candidate }
-            current = candidate.superentity
-        }
-        return entity
     }
 }
 

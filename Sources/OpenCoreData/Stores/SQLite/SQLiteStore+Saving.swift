@@ -85,22 +85,11 @@ extension SQLiteStore {
                 let root = ObjectIdentifier(insert.objectID.entity.rootEntity)
                 let key = nextKey[root]!
                 nextKey[root] = key &+ 1  // past the last key only when Z_MAX reached Int64.max; never used
-                result.permanentIDs[insert.objectID.key] = NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, handle: reference)
+                result.permanentIDs.assign(NSManagedObjectID(entity: insert.objectID.entity, primaryKey: key, handle: reference), to: insert.objectID)
             }
             let map = result.permanentIDs
-            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { id.isTemporaryID ? (map[id.key] ?? id) : id }
-            func resolved(_ values: StoreValues) -> StoreValues {
-                guard !map.isEmpty else { return values }
-                var values = values
-                for index in values.indices {
-                    switch values[index] {
-                    case .objectID(let id) where id.isTemporaryID: values[index] = .objectID(resolve(id))
-                    case .objectIDs(let ids): values[index] = .objectIDs(ids.map(resolve))
-                    default: break
-                    }
-                }
-                return values
-            }
+            func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map.resolve(id) }
+            func resolved(_ values: StoreValues) -> StoreValues { map.remapped(values) }
 
             try writeDeletes(request.deleted, db: db)
             var relationshipWork: [(plan: SQLiteWritePlan, key: Int64, values: StoreValues, slots: Set<Int>?)] = []
