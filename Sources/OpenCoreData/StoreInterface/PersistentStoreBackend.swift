@@ -1,8 +1,13 @@
 import Foundation
 
-/// What a store implementation provides to the coordinator.
+/// What a store implementation provides to the coordinator: the store seam's contract.
 ///
-/// Stores see row snapshots (entity, primary key, version, values), never managed objects.
+/// Who calls whom: only `NSPersistentStoreCoordinator` calls these methods (contexts ask the
+/// coordinator, never a store). A store implements them with the types of StoreInterface/ —
+/// requests, row snapshots and store values, object IDs and keys, the entity layout — and
+/// never sees managed objects or contexts. Stores live in Stores/ (in memory, SQLite) or
+/// subclass `NSIncrementalStore`/`NSAtomicStore` through an adapter.
+///
 /// All methods are called synchronously from a context's queue; implementations are
 /// thread-safe because several contexts use one store at once.
 package protocol PersistentStoreBackend: AnyObject, Sendable {
@@ -126,7 +131,8 @@ package struct StoreDictionaryRequest {
     }
 }
 
-/// The changes of one context save, in store form.
+/// The changes of one context save, in store form: built by the context, split by store by
+/// the coordinator, written by each store in one transaction.
 package struct StoreSaveRequest {
     /// New rows; their IDs (and references between them) may be temporary.
     package var inserted: [RowSnapshot] = []

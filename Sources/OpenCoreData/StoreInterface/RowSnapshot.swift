@@ -1,6 +1,7 @@
 import Foundation
 
-/// A value as a store keeps it: typed, Sendable, free of managed objects.
+/// A value as a store keeps it: typed, Sendable, free of managed objects. Stores produce and
+/// consume these; the context converts them to and from public values (`AttributeConversion`).
 ///
 /// Snapshots in the row cache hold these, so contexts on different threads can share them.
 package enum StoreValue: Sendable, Hashable {

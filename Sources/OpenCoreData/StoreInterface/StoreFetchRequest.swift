@@ -1,6 +1,9 @@
 import Foundation
 
 /// What a store needs of a fetch request.
+///
+/// Built by the context from an `NSFetchRequest` (the entity resolved, key paths checked),
+/// passed through the coordinator, which plans it on each store (`planFetch`).
 package struct StoreFetchRequest {
     package let entity: NSEntityDescription
     package let includesSubentities: Bool
