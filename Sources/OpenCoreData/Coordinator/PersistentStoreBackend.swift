@@ -41,6 +41,11 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// Reserves `count` primary keys for an entity's hierarchy and returns the first.
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int, store: NSPersistentStore) throws -> Int64
 
+    /// Permanent IDs for new objects of these entities, in order, for stores whose IDs name
+    /// their own reference objects (custom stores); nil for stores that number rows through
+    /// `allocatePrimaryKeys`.
+    func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]?
+
     /// Writes a save in one transaction, or throws `StoreSaveConflicts` / an error and writes nothing.
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult
 
@@ -56,6 +61,9 @@ extension PersistentStoreBackend {
     package func fetchObjectIDsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]? {
         evaluatesNatively(request) ? try fetchObjectIDs(request, store: store) : nil
     }
+
+    /// Stores number their rows through `allocatePrimaryKeys` unless they say so.
+    package func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]? { nil }
 
     /// Stores compute no dictionary results unless they say so.
     package func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]? { nil }
