@@ -50,8 +50,9 @@ public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
 ///
 /// Mirrors <https://developer.apple.com/documentation/coredata/nspersistentstore>.
 ///
-/// `@unchecked Sendable`: the only mutable state, `metadata`, is guarded by `state`; the backend
-/// is `Sendable`.
+/// `@unchecked Sendable`: the mutable state, `metadata`, is guarded by `state`; `typeName` is
+/// written only by the coordinator while it adds the store, before the store is shared; the
+/// backend is `Sendable`.
 open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The kinds of built-in store (Apple's `NSPersistentStore.StoreType`, iOS 15).
     public struct StoreType: RawRepresentable, Hashable, Sendable {
@@ -73,8 +74,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     }
     private let state: Mutex<UncheckedBox<State>>
 
-    /// The store's type string (`"SQLite"`, `"InMemory"`).
-    public let type: String
+    /// The type string this store was created with (or registered under, for custom stores).
+    private var typeName: String
+    /// The store's type string (`"SQLite"`, `"InMemory"`); custom stores override it, as Apple asks.
+    open var type: String { typeName }
     /// The store's file URL.
     open var url: URL?
     /// The options the store was added with.
@@ -91,7 +94,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     package init(type: String, url: URL?, options: [AnyHashable: Any]?, configurationName: String?,
                  identifier: String, metadata: [String: Any], backend: any PersistentStoreBackend) {
-        self.type = type
+        self.typeName = type
         self.url = url
         self.options = options
         self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
@@ -102,6 +105,46 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         super.init()
         handle.attach(self)
     }
+
+    /// Apple's designated initializer (`required` here, see docs/Deviations.md), which custom stores (`NSIncrementalStore`, `NSAtomicStore`
+    /// subclasses) call; the coordinator calls it for a type registered with
+    /// `NSPersistentStoreCoordinator.registerStoreClass(_:forStoreType:)`.
+    ///
+    /// Mirrors <https://developer.apple.com/documentation/coredata/nspersistentstore/init(persistentstorecoordinator:configurationname:at:options:)>.
+    public required init(persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?,
+                at url: URL, options: [AnyHashable: Any]? = nil) {
+        self.typeName = "\(Self.self)"
+        self.url = url
+        self.options = options
+        self.configurationName = name ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        self.backend = Self.makeCustomStoreBackend()
+        self.handle = StoreHandle(identifier: UUID().uuidString)
+        self.state = Mutex(UncheckedBox(State(metadata: [:])))
+        super.init()
+        handle.attach(self)
+        persistentStoreCoordinator = root
+    }
+
+    /// The adapter through which the coordinator talks to a custom store class; overridden by
+    /// `NSIncrementalStore` and `NSAtomicStore`. A direct subclass of `NSPersistentStore` holds nothing.
+    package class func makeCustomStoreBackend() -> any PersistentStoreBackend { UnsupportedStoreBackend() }
+
+    /// Loads the store's metadata; custom stores override it and set `metadata`, which must hold
+    /// `NSStoreTypeKey` and `NSStoreUUIDKey`. Built-in stores load theirs when they open.
+    ///
+    /// Mirrors <https://developer.apple.com/documentation/coredata/nspersistentstore/loadmetadata()>.
+    open func loadMetadata() throws {}
+
+    /// Records the type string a registered store class was added under (before the store is shared).
+    package func adoptRegisteredType(_ type: String) { typeName = type }
+
+    /// The text after `p` in the URI of one of this store's object IDs; nil for a primary key.
+    /// Stores whose IDs carry reference objects (`NSIncrementalStore`, `NSAtomicStore`) override it.
+    package func uriReferenceComponent(for objectID: NSManagedObjectID) -> String? { nil }
+
+    /// The object ID a URI's `p…` component names in this store, for stores with reference objects.
+    package func objectID(forURIReference component: String, entity: NSEntityDescription) -> NSManagedObjectID? { nil }
 
     /// The store's unique identifier (its UUID); part of every permanent object ID.
     open var identifier: String! {

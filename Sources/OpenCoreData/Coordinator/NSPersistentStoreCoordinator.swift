@@ -52,8 +52,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
            managedObjectModel.entities(forConfigurationName: configuration) == nil {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The model has no configuration named '\(configuration)'.")
         }
-        let store = try StoreFactory.makeStore(type: storeType, url: storeURL, options: options,
-                                               configuration: configuration, model: managedObjectModel)
+        let store = try makeStore(ofType: storeType, configuration: configuration, at: storeURL, options: options)
         store.persistentStoreCoordinator = self
         state.withLock { $0.stores.append(store) }
         postStoresDidChange(added: [store])
@@ -107,6 +106,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
         guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty else { return nil }
         let parts = url.path.split(separator: "/").map(String.init)
+        if parts.count == 2, parts[1].hasPrefix("p"), let store = persistentStores.first(where: { $0.identifier == host }),
+           let entity = managedObjectModel.entitiesByName[parts[0]],
+           let id = store.objectID(forURIReference: String(parts[1].dropFirst()), entity: entity) {
+            return id
+        }
         guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()), key > 0,
               let store = persistentStores.first(where: { $0.identifier == host }),
               let entity = managedObjectModel.entitiesByName[parts[0]] else { return nil }
@@ -290,6 +294,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Permanent IDs for new objects of these entities, reserved in their stores.
     /// With `store`, the IDs are reserved there (`assign(_:to:)`); the store must hold the entities.
     func permanentIDs(for entities: [NSEntityDescription], in chosenStore: NSPersistentStore? = nil) throws -> [NSManagedObjectID] {
+        if let ids = try customStorePermanentIDs(for: entities, in: chosenStore) { return ids }
         var counts: [ObjectIdentifier: (NSEntityDescription, Int)] = [:]
         for entity in entities { counts[ObjectIdentifier(entity.rootEntity), default: (entity.rootEntity, 0)].1 += 1 }
         var next: [ObjectIdentifier: (NSPersistentStore, Int64)] = [:]

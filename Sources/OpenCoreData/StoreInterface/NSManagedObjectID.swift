@@ -67,6 +67,11 @@ public final class NSManagedObjectID: NSObject, NSCopying, Sendable {
         if isTemporaryID {
             return URL(string: "x-coredata:///\(entityName)/t\(primaryKey)")!
         }
+        // IDs of custom stores carry the store's reference object (Apple's `newObjectID(for:referenceObject:)`).
+        if let store = storeHandle?.store, let reference = store.uriReferenceComponent(for: self),
+           let url = URL(string: "x-coredata://\(storeIdentifier)/\(entityName)/p\(reference)") {
+            return url
+        }
         return URL(string: "x-coredata://\(storeIdentifier)/\(entityName)/p\(primaryKey)")
             ?? URL(string: "x-coredata://invalid/\(primaryKey)")!
     }

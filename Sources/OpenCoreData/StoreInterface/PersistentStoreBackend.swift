@@ -55,6 +55,11 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// Reserves `count` primary keys for an entity's hierarchy and returns the first.
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int, store: NSPersistentStore) throws -> Int64
 
+    /// Permanent IDs for new objects of these entities, in order, for stores whose IDs name
+    /// their own reference objects (custom stores); nil for stores that number rows through
+    /// `allocatePrimaryKeys`.
+    func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]?
+
     /// Writes a save in one transaction, or throws `StoreSaveConflicts` / an error and writes nothing.
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult
 
@@ -98,6 +103,9 @@ extension PersistentStoreBackend {
     package func countRows(_ plan: any StoreFetchPlan, store: NSPersistentStore) throws -> Int {
         try countRows(plan.request, store: store)
     }
+
+    /// Stores number their rows through `allocatePrimaryKeys` unless they say so.
+    package func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]? { nil }
 
     /// Stores compute no dictionary results unless they say so.
     package func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]? { nil }

@@ -11,8 +11,8 @@ struct StoreConformanceTests {
         return try context.fetch(request)
     }
 
-    @Test("Insert, fetch, update, delete", arguments: StoreKind.allCases)
-    func crud(kind: StoreKind) throws {
+    @Test("Insert, fetch, update, delete", arguments: ConformanceStoreKind.allCases)
+    func crud(kind: ConformanceStoreKind) throws {
         let context = try kind.context(TestModels.todoModel())
         try context.performAndWait {
             let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
@@ -42,8 +42,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Every attribute type round-trips", arguments: StoreKind.allCases)
-    func attributeTypes(kind: StoreKind) throws {
+    @Test("Every attribute type round-trips", arguments: ConformanceStoreKind.allCases)
+    func attributeTypes(kind: ConformanceStoreKind) throws {
         let entity = TestModels.entity("All", [
             TestModels.attribute("i16", .integer16AttributeType), TestModels.attribute("i32", .integer32AttributeType),
             TestModels.attribute("i64", .integer64AttributeType), TestModels.attribute("dec", .decimalAttributeType),
@@ -94,8 +94,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("To-one, one-to-many and many-to-many relationships persist", arguments: StoreKind.allCases)
-    func relationships(kind: StoreKind) throws {
+    @Test("To-one, one-to-many and many-to-many relationships persist", arguments: ConformanceStoreKind.allCases)
+    func relationships(kind: ConformanceStoreKind) throws {
         let context = try kind.context(TestModels.todoModel())
         try context.performAndWait {
             let home = NSEntityDescription.insertNewObject(forEntityName: "LocationEntity", into: context)
@@ -134,8 +134,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Reflexive relationships: parent/children and a self-inverse many-to-many", arguments: StoreKind.allCases)
-    func reflexive(kind: StoreKind) throws {
+    @Test("Reflexive relationships: parent/children and a self-inverse many-to-many", arguments: ConformanceStoreKind.allCases)
+    func reflexive(kind: ConformanceStoreKind) throws {
         let context = try kind.context(TestModels.personModel())
         try context.performAndWait {
             let mum = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
@@ -158,8 +158,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Ordered relationships keep their order", arguments: StoreKind.allCases)
-    func ordered(kind: StoreKind) throws {
+    @Test("Ordered relationships keep their order", arguments: ConformanceStoreKind.allCases)
+    func ordered(kind: ConformanceStoreKind) throws {
         let context = try kind.context(TestModels.orderedModel())
         try context.performAndWait {
             let playlist = NSEntityDescription.insertNewObject(forEntityName: "Playlist", into: context)
@@ -194,8 +194,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Inheritance: fetching a parent entity returns subentity rows", arguments: StoreKind.allCases)
-    func inheritance(kind: StoreKind) throws {
+    @Test("Inheritance: fetching a parent entity returns subentity rows", arguments: ConformanceStoreKind.allCases)
+    func inheritance(kind: ConformanceStoreKind) throws {
         let context = try kind.context(TestModels.vehicleModel())
         try context.performAndWait {
             let garage = NSEntityDescription.insertNewObject(forEntityName: "Garage", into: context)
@@ -225,8 +225,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Delete rules: cascade, nullify, deny", arguments: StoreKind.allCases)
-    func deleteRules(kind: StoreKind) throws {
+    @Test("Delete rules: cascade, nullify, deny", arguments: ConformanceStoreKind.allCases)
+    func deleteRules(kind: ConformanceStoreKind) throws {
         for rule in [NSDeleteRule.cascadeDeleteRule, .nullifyDeleteRule, .denyDeleteRule] {
             let context = try kind.context(TestModels.deleteRuleModel(rule: rule))
             try context.performAndWait {
@@ -259,8 +259,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Counts, limit and offset, object IDs, batched fetches", arguments: StoreKind.allCases)
-    func countsAndPaging(kind: StoreKind) throws {
+    @Test("Counts, limit and offset, object IDs, batched fetches", arguments: ConformanceStoreKind.allCases)
+    func countsAndPaging(kind: ConformanceStoreKind) throws {
         let context = try kind.context(TestModels.todoModel())
         try context.performAndWait {
             for index in 0..<6 {
@@ -269,7 +269,8 @@ struct StoreConformanceTests {
             }
             try context.save()
             context.reset()
-            // Without sort descriptors both stores return rows in primary-key (insertion) order.
+            // Without sort descriptors the built-in stores return rows in primary-key (insertion)
+            // order, and the example JSON store in the order its records were created.
             let request = NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")
             request.fetchLimit = 3
             request.fetchOffset = 1
@@ -291,8 +292,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Sort descriptors, limit and offset, sorting through a to-one, pending changes", arguments: StoreKind.allCases)
-    func sorting(kind: StoreKind) throws {
+    @Test("Sort descriptors, limit and offset, sorting through a to-one, pending changes", arguments: ConformanceStoreKind.allCases)
+    func sorting(kind: ConformanceStoreKind) throws {
         let context = try kind.context(TestModels.todoModel())
         try context.performAndWait {
             let places = ["Zurich", "Athens", "Oslo"].map { name -> NSManagedObject in
@@ -333,8 +334,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Uniqueness constraints under each merge policy", arguments: StoreKind.allCases)
-    func constraints(kind: StoreKind) throws {
+    @Test("Uniqueness constraints under each merge policy", arguments: ConformanceStoreKind.allCases)
+    func constraints(kind: ConformanceStoreKind) throws {
         let policies: [(NSMergePolicy, String)] = [(.error, "error"), (.mergeByPropertyObjectTrump, "objectTrump"),
                                                    (.mergeByPropertyStoreTrump, "storeTrump"), (.overwrite, "overwrite"), (.rollback, "rollback")]
         for (policy, name) in policies {
@@ -387,8 +388,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("Optimistic locking between two contexts under each merge policy", arguments: StoreKind.allCases)
-    func optimisticLocking(kind: StoreKind) throws {
+    @Test("Optimistic locking between two contexts under each merge policy", arguments: ConformanceStoreKind.allCases)
+    func optimisticLocking(kind: ConformanceStoreKind) throws {
         let policies: [(NSMergePolicy, String)] = [(.error, "error"), (.mergeByPropertyObjectTrump, "objectTrump"),
                                                    (.mergeByPropertyStoreTrump, "storeTrump"), (.overwrite, "overwrite"), (.rollback, "rollback")]
         for (policy, name) in policies {
@@ -450,8 +451,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("A refresh and a new fetch see another context's save", arguments: StoreKind.allCases)
-    func refreshSeesOtherSaves(kind: StoreKind) throws {
+    @Test("A refresh and a new fetch see another context's save", arguments: ConformanceStoreKind.allCases)
+    func refreshSeesOtherSaves(kind: ConformanceStoreKind) throws {
         let (first, second) = try kind.contextPair(TestModels.todoModel())
         let id = try first.performAndWait {
             let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: first)
