@@ -137,7 +137,7 @@ final class IncrementalStoreBackend: PersistentStoreBackend {
             let staging = try CustomStoreValues.scratchContext(for: store)
             let objects = temporary.map { CustomStoreValues.stagedObject(for: $0, in: staging) }
             for (row, id) in zip(temporary, try obtainPermanentIDs(for: objects, store: incremental)) {
-                result.permanentIDs[row.objectID.key] = id
+                result.permanentIDs.assign(id, to: row.objectID)
             }
         }
 
@@ -145,9 +145,9 @@ final class IncrementalStoreBackend: PersistentStoreBackend {
         let map = result.permanentIDs
         let saving = try CustomStoreValues.scratchContext(for: store)
         func staged(_ row: RowSnapshot) -> NSManagedObject {
-            let id = map[row.objectID.key] ?? row.objectID
+            let id = map.resolve(row.objectID)
             return CustomStoreValues.stagedObject(for: RowSnapshot(objectID: id, version: row.version,
-                                                                   values: NSManagedObjectContext.remapped(row.values, map)), in: saving)
+                                                                   values: map.remapped(row.values)), in: saving)
         }
         let inserted = request.inserted.map(staged)
         let updated = request.updated.map { staged($0.snapshot) }
@@ -176,7 +176,7 @@ final class IncrementalStoreBackend: PersistentStoreBackend {
                 conflicts.optimistic.append(StoreOptimisticConflict(objectID: delete.objectID, expectedVersion: delete.expectedVersion, current: current))
             }
         }
-        conflicts.constraints = try CustomStoreConstraints.violations(request) { entity in
+        conflicts.constraints = try UniquenessCheck.violations(request) { entity in
             let ids = try fetchObjectIDs(StoreFetchRequest(entity: entity), store: store, context: context)
             return ids.compactMap { try? snapshot(of: $0, store: store, context: context) }
         }

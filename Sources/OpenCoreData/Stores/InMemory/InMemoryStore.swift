@@ -142,42 +142,9 @@ final class InMemoryStore: PersistentStoreBackend {
     }
 
     private func uniquenessViolations(_ request: StoreSaveRequest, state: State) -> [StoreConstraintViolation] {
-        let written = request.inserted + request.updated.map(\.snapshot)
-        let deletedIDs = Set(request.deleted.map(\.objectID))
-        let writtenIDs = Set(written.map(\.objectID))
-        var violations: [StoreConstraintViolation] = []
-        var checked = Set<String>()
-        for row in written {
-            let entity = row.objectID.entity
-            for constraint in entity.effectiveUniquenessConstraints {
-                let owner = entity.constraintOwner(of: constraint)
-                let marker = "\(ObjectIdentifier(owner).hashValue):\(constraint)"
-                guard checked.insert(marker).inserted else { continue }
-                let indices = constraint.compactMap { owner.layout.indexByName[$0] }
-                guard indices.count == constraint.count else { continue }
-                func key(_ values: StoreValues) -> [StoreValue]? {
-                    let key = indices.map { $0 < values.count ? values[$0] : .null }
-                    return key.contains(where: \.isNull) ? nil : key
-                }
-                var groups: [[StoreValue]: [NSManagedObjectID]] = [:]
-                for candidate in written where candidate.objectID.entity.isKindOf(entity: owner) {
-                    if let key = key(candidate.values) { groups[key, default: []].append(candidate.objectID) }
-                }
-                var stored: [[StoreValue]: RowSnapshot] = [:]
-                for existing in (state.rows[owner.rootEntity.entityNumber] ?? [:]).values
-                where existing.objectID.entity.isKindOf(entity: owner) && !deletedIDs.contains(existing.objectID) && !writtenIDs.contains(existing.objectID) {
-                    if let key = key(existing.values) { stored[key] = existing }
-                }
-                for (key, ids) in groups.sorted(by: { "\($0.key)" < "\($1.key)" }) {
-                    if let databaseRow = stored[key] {
-                        violations.append(StoreConstraintViolation(constraint: constraint, conflictingObjectIDs: ids, databaseSnapshot: databaseRow))
-                    } else if ids.count > 1 {
-                        violations.append(StoreConstraintViolation(constraint: constraint, conflictingObjectIDs: ids, databaseSnapshot: nil))
-                    }
-                }
-            }
+        UniquenessCheck.violations(request) { owner in
+            (state.rows[owner.rootEntity.entityNumber] ?? [:]).values.filter { $0.objectID.entity.isKindOf(entity: owner) }
         }
-        return violations
     }
 
     func close() {}

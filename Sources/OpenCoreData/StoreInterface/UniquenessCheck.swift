@@ -1,12 +1,12 @@
 import Foundation
 
-/// Uniqueness-constraint checks the coordinator makes for custom stores, which hold no index
-/// of their own to enforce them: the rows a save writes are compared with each other and with
-/// the rows the store holds, before the store sees the save.
-enum CustomStoreConstraints {
+/// The uniqueness-constraint check of stores that hold no index to enforce constraints (the
+/// in-memory store, and custom stores, checked by the coordinator): the rows a save writes are
+/// compared with each other and with the rows the store holds, before anything is written.
+package enum UniquenessCheck {
     /// The violations of a save; `storedRows` gives the rows the store holds of an entity and its subentities.
-    static func violations(_ request: StoreSaveRequest,
-                           storedRows: (NSEntityDescription) throws -> [RowSnapshot]) throws -> [StoreConstraintViolation] {
+    package static func violations(_ request: StoreSaveRequest,
+                           storedRows: (NSEntityDescription) throws -> [RowSnapshot]) rethrows -> [StoreConstraintViolation] {
         let written = request.inserted + request.updated.map(\.snapshot)
         let deletedIDs = Set(request.deleted.map(\.objectID))
         let writtenIDs = Set(written.map(\.objectID))
@@ -15,7 +15,7 @@ enum CustomStoreConstraints {
         for row in written {
             let entity = row.objectID.entity
             for constraint in entity.effectiveUniquenessConstraints {
-                let owner = owner(of: constraint, in: entity)
+                let owner = entity.constraintOwner(of: constraint)
                 guard checked.insert("\(ObjectIdentifier(owner).hashValue):\(constraint)").inserted else { continue }
                 let indices = constraint.compactMap { owner.layout.indexByName[$0] }
                 guard indices.count == constraint.count else { continue }
@@ -41,15 +41,5 @@ enum CustomStoreConstraints {
             }
         }
         return violations
-    }
-
-    /// The entity in `entity`'s ancestry that declares `constraint`.
-    private static func owner(of constraint: [String], in entity: NSEntityDescription) -> NSEntityDescription {
-        var current: NSEntityDescription? = entity
-        while let candidate = current {
-            if candidate.uniquenessConstraintNames.contains(constraint) { return candidate }
-            current = candidate.superentity
-        }
-        return entity
     }
 }
