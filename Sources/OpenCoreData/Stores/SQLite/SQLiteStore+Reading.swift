@@ -25,14 +25,14 @@ extension SQLiteStore {
         guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
         let decoder = decoder(for: query.entity, includesSubentities: query.includesSubentities)
         let sql: SQLFragment
-        do { sql = try builder.select(query, columns: decoder.selection).render() } catch { return nil }
+        do { sql = try builder.select(query, columns: decoder.selection).render(in: Self.dialect) } catch { return nil }
         return try fetchSnapshots(sql, decoder: decoder, store: store)
     }
 
     /// The rows of a query, decoded straight into snapshots.
     func fetchSnapshots(_ request: SQLiteFetchQuery, store: NSPersistentStore) throws -> [RowSnapshot] {
         let decoder = decoder(for: request.entity, includesSubentities: request.includesSubentities)
-        let sql = try translated(request) { try builder.select(request, columns: decoder.selection).render() }
+        let sql = try translated(request) { try builder.select(request, columns: decoder.selection).render(in: Self.dialect) }
         return try fetchSnapshots(sql, decoder: decoder, store: store)
     }
 
@@ -48,13 +48,13 @@ extension SQLiteStore {
 
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
         let request = try query(request, store: store)
-        return try fetchObjectIDs(try translated(request) { try builder.selectObjectIDs(request).render() }, entity: request.entity, store: store)
+        return try fetchObjectIDs(try translated(request) { try builder.selectObjectIDs(request).render(in: Self.dialect) }, entity: request.entity, store: store)
     }
 
     func fetchObjectIDsIfNative(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID]? {
         guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
         let sql: SQLFragment
-        do { sql = try builder.selectObjectIDs(query).render() } catch { return nil }
+        do { sql = try builder.selectObjectIDs(query).render(in: Self.dialect) } catch { return nil }
         return try fetchObjectIDs(sql, entity: query.entity, store: store)
     }
 
