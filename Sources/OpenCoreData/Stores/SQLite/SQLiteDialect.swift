@@ -103,6 +103,16 @@ package struct SQLiteDialect: SQLDialect {
         SQLiteFunctions.builtinFunctions[selector] == arity
     }
 
+    /// `a IS b`: SQLite's `IS` compares any two values null-safely.
+    package func isNotDistinct(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment {
+        lhs + " IS " + rhs
+    }
+
+    /// `a IS NOT b`.
+    package func isDistinct(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment {
+        lhs + " IS NOT " + rhs
+    }
+
     /// `(x) IS NOT 1`: SQLite's booleans are the integers 0 and 1.
     package func isNotTrue(_ condition: SQLFragment) -> SQLFragment {
         "(" + condition + ") IS NOT 1"

@@ -40,6 +40,10 @@ package protocol SQLDialect: Sendable {
     func call(_ function: SQLFunction, _ arguments: [SQLFragment]) -> SQLFragment
     /// Whether the database can evaluate an `NSExpression` builtin function (by selector and arity) exactly.
     func evaluatesBuiltin(_ selector: String, arity: Int) -> Bool
+    /// Null-safe equality: true when both are NULL or both equal, never NULL.
+    func isNotDistinct(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment
+    /// Null-safe inequality: the negation of `isNotDistinct`.
+    func isDistinct(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment
     /// `x IS NOT TRUE` for a condition that may be NULL: true when it is false or NULL.
     func isNotTrue(_ condition: SQLFragment) -> SQLFragment
     /// A number as a floating-point value, for division.

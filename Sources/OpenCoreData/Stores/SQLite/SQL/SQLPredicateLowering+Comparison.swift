@@ -170,14 +170,14 @@ extension ComparisonNode: SQLLowerable {
             let condition = SQLCondition.sql(left + " = " + right, nullable: false, negated: left + " <> " + right)
             return op == .equalTo ? condition : condition.negated(in: dialect)
         }
-        let condition = SQLCondition.sql(left + " IS " + right, nullable: false, negated: left + " IS NOT " + right)
+        let condition = SQLCondition.sql(dialect.isNotDistinct(left, right), nullable: false, negated: dialect.isDistinct(left, right))
         return op == .equalTo ? condition : condition.negated(in: dialect)
     }
 
     /// `a = b` (NULL when `a` is NULL, which WHERE treats as false) negated as `a IS NOT b`.
     private func equal(_ left: SQLFragment, _ right: SQLFragment, nullable: Bool, _ op: NSComparisonPredicate.Operator,
                        _ dialect: any SQLDialect) -> SQLCondition {
-        let condition = SQLCondition.sql(left + " = " + right, nullable: nullable, negated: left + " IS NOT " + right)
+        let condition = SQLCondition.sql(left + " = " + right, nullable: nullable, negated: dialect.isDistinct(left, right))
         return op == .equalTo ? condition : condition.negated(in: dialect)
     }
 
@@ -260,7 +260,7 @@ extension ComparisonNode: SQLLowerable {
             if scalar.kind.isText, !parameters.allSatisfy(dialect.plainEqualityMatchesMemory) { left = dialect.collate(left, .compare) }
             if parameters.count == 1 {
                 let right = dialect.parameter(parameters[0])
-                conditions.append(.sql(left + " = " + right, nullable: scalar.isNullable, negated: left + " IS NOT " + right))
+                conditions.append(.sql(left + " = " + right, nullable: scalar.isNullable, negated: dialect.isDistinct(left, right)))
             } else {
                 let list = dialect.parameterList(parameters)
                 conditions.append(.sql(left + " IN " + list, nullable: scalar.isNullable))
