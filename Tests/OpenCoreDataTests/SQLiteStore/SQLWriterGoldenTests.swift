@@ -235,6 +235,7 @@ private struct BacktickDialect: SQLDialect {
 
     func greatest(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment { "GREATEST(" + lhs + ", " + rhs + ")" }
     func parameter(_ value: DatabaseValue) -> SQLFragment { SQLFragment("?", arguments: [value]) }
+    func bindsPlainly(_ value: DatabaseValue) -> Bool { true }
 
     func collationName(_ collation: SQLCollation) -> String {
         switch collation {

@@ -73,6 +73,14 @@ package struct SQLiteDialect: SQLDialect {
         }
     }
 
+    package func bindsPlainly(_ value: DatabaseValue) -> Bool {
+        switch value.storage {
+        case .blob(let data): !data.isEmpty
+        case .string(let string): !string.utf8.contains(0)
+        case .null, .int64, .double: true
+        }
+    }
+
     package func collationName(_ collation: SQLCollation) -> String {
         switch collation {
         case .binary: "BINARY"

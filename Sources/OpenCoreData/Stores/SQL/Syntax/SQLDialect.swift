@@ -33,6 +33,9 @@ package protocol SQLDialect: Sendable {
     /// A bound value, with whatever the driver needs to keep it exact (an empty BLOB is not
     /// NULL, text with U+0000 keeps every byte).
     func parameter(_ value: DatabaseValue) -> SQLFragment
+    /// Whether `parameter(value)` is the bare marker bound to the value (lists of such values,
+    /// such as the keys of a `Z_PK IN (…)` read, are then built in one step).
+    func bindsPlainly(_ value: DatabaseValue) -> Bool
 
     /// The name of a collation (`COLLATE <name>`).
     func collationName(_ collation: SQLCollation) -> String
@@ -85,6 +88,9 @@ extension SQLDialect {
 
     /// A parenthesised list of bound values, `(?, ?, ?)`.
     package func parameterList(_ values: [DatabaseValue]) -> SQLFragment {
+        if values.allSatisfy(bindsPlainly) {
+            return SQLFragment("(" + Array(repeating: parameterMarker, count: values.count).joined(separator: ", ") + ")", arguments: values)
+        }
         var list = SQLFragment("(")
         for (offset, value) in values.enumerated() {
             if offset > 0 { list.append(", ") }
