@@ -77,14 +77,14 @@ final class StoreFile {
     func modelCache() throws -> Data? {
         try read { db in
             guard try db.tableExists("Z_MODELCACHE") else { return nil }
-            return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+            return try Data.fetchOne(db, sql: Self.bookkeeping.selectModelCache, arguments: [1])
         }
     }
 
     /// The rows of `Z_PRIMARYKEY`, by `Z_ENT`.
     func entityRows() throws -> [EntityRow] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").compactMap { row in
+            try Row.fetchAll(db, sql: Self.bookkeeping.selectEntities).compactMap { row in
                 // Raw values: a typed subscript stops the process on a value of another type.
                 guard let number = Self.integer(row[0]), let name = String.fromDatabaseValue(row[1]) else { return nil }
                 return EntityRow(number: Int(clamping: number), name: name, superNumber: Int(clamping: Self.integer(row[2]) ?? 0), maxKey: Self.integer(row[3]) ?? 0)
@@ -134,12 +134,15 @@ final class StoreFile {
     /// The number of rows of one entity (not its subentities) in a table.
     func rowCount(table: String, entityNumber: Int) throws -> Int {
         try read { db in
-            let quoted = Self.quote(table)
+            let dialect = Self.dialect
+            var select = SQLSelect(from: dialect.identifier(table))
+            select.columns = [SQLFragment("COUNT(*)")]
             let columns = try db.columns(in: table).map { $0.name.uppercased() }
             if columns.contains("Z_ENT") {
-                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted) WHERE Z_ENT = ?", arguments: [entityNumber]) ?? 0
+                select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(entityNumber.databaseValue)]
             }
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted)") ?? 0
+            let sql = select.render(in: dialect)
+            return try Int.fetchOne(db, sql: sql.text, arguments: sql.statementArguments) ?? 0
         }
     }
 
@@ -147,15 +150,23 @@ final class StoreFile {
     /// so walking a table of any size costs one indexed query per page.
     func primaryKeys(table: String, entityNumber: Int, after key: Int64, limit: Int) throws -> [Int64] {
         try read { db in
-            try Int64.fetchAll(db, sql: "SELECT Z_PK FROM \(Self.quote(table)) WHERE Z_ENT = ? AND Z_PK > ? ORDER BY Z_PK LIMIT ?",
-                               arguments: [entityNumber, key, limit])
+            guard limit > 0 else { return [] }
+            let dialect = Self.dialect
+            var select = SQLSelect(from: dialect.identifier(table))
+            select.columns = [dialect.identifier("Z_PK")]
+            select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(entityNumber.databaseValue),
+                                 dialect.identifier("Z_PK") + " > " + dialect.parameter(key.databaseValue)]
+            select.orderBy = [dialect.identifier("Z_PK")]
+            select.limit = limit
+            let sql = select.render(in: dialect)
+            return try Int64.fetchAll(db, sql: sql.text, arguments: sql.statementArguments)
         }
     }
 
-    /// An SQL identifier in double quotes.
-    static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    /// The library's SQL layer writes the tool's statements: one quoting rule for both.
+    static let dialect: any SQLDialect = SQLiteDialect()
+    /// The statements of `Z_PRIMARYKEY` and `Z_MODELCACHE`.
+    static let bookkeeping = SQLBookkeepingStatements(dialect: dialect)
 
     // MARK: - Files
 

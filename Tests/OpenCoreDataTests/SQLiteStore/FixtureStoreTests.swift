@@ -227,6 +227,6 @@ struct FixtureStoreTests {
         #expect(loaded.entityVersionHashesByName == inCode.entityVersionHashesByName)
         loaded.freeze()
         inCode.freeze()
-        #expect(SQLiteSchema(model: loaded).creationStatements() == SQLiteSchema(model: inCode).creationStatements())
+        #expect(SQLiteSchema(model: loaded).creationStatements(in: SQLiteDialect()) == SQLiteSchema(model: inCode).creationStatements(in: SQLiteDialect()))
     }
 }

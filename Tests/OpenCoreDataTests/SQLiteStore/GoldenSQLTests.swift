@@ -12,8 +12,8 @@ struct GoldenSQLTests {
     }
 
     private func objectsSQL(_ schema: SQLiteSchema, _ request: SQLiteFetchQuery) throws -> SQLFragment {
-        let decoder = SQLiteRowDecoder(schema: schema, entity: request.entity, includesSubentities: request.includesSubentities)
-        return try SQLiteQueryBuilder(schema: schema).select(request, columns: decoder.selection).render()
+        let decoder = SQLiteRowDecoder(schema: schema, dialect: SQLiteDialect(), entity: request.entity, includesSubentities: request.includesSubentities)
+        return try SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect()).select(request, columns: decoder.selection).render(in: SQLiteDialect())
     }
 
     private let todoColumns = "t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZLOCATION, t0.ZCOMPLETEDAT, t0.ZCREATEDAT, t0.ZUPDATEDAT, t0.ZTITLE, t0.ZTODOID"
@@ -54,13 +54,13 @@ struct GoldenSQLTests {
     func countsAndIDs() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let builder = SQLiteQueryBuilder(schema: schema)
+        let builder = SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect())
         let entity = model.entitiesByName["TagEntity"]!
         #expect(try builder.count(SQLiteFetchQuery(entity: entity)).text == "SELECT COUNT(*) FROM ZTAGENTITY t0")
         let paged = try builder.count(SQLiteFetchQuery(entity: entity, limit: 3))
         #expect(paged.text == "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM ZTAGENTITY t0 LIMIT ?)")
         #expect(paged.arguments == [3.databaseValue])
-        let ids = try builder.selectObjectIDs(SQLiteFetchQuery(entity: entity, sortKeys: [SQLSortKey("title", ascending: true)])).render()
+        let ids = try builder.selectObjectIDs(SQLiteFetchQuery(entity: entity, sortKeys: [SQLSortKey("title", ascending: true)])).render(in: SQLiteDialect())
         #expect(ids.text == "SELECT t0.Z_PK, t0.Z_ENT FROM ZTAGENTITY t0 ORDER BY t0.ZTITLE COLLATE OCD_COMPARE ASC, t0.Z_PK")
     }
 
@@ -68,7 +68,7 @@ struct GoldenSQLTests {
     func subentities() throws {
         let model = FixtureModels.coreDataPlusSampleModelV1()
         let schema = schema(model)
-        let builder = SQLiteQueryBuilder(schema: schema)
+        let builder = SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect())
         let car = model.entitiesByName["Car"]!, sport = model.entitiesByName["SportCar"]!
         let all = try builder.count(SQLiteFetchQuery(entity: car))
         #expect(all.text == "SELECT COUNT(*) FROM ZCAR t0")
@@ -86,9 +86,9 @@ struct GoldenSQLTests {
     func destinations() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let builder = SQLiteQueryBuilder(schema: schema)
+        let builder = SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect())
         let todo = model.entitiesByName["TodoEntity"]!, location = model.entitiesByName["LocationEntity"]!, tag = model.entitiesByName["TagEntity"]!
-        func columns(_ entity: NSEntityDescription) -> [SQLFragment] { SQLiteRowDecoder(schema: schema, entity: entity, includesSubentities: true).selection }
+        func columns(_ entity: NSEntityDescription) -> [SQLFragment] { SQLiteRowDecoder(schema: schema, dialect: SQLiteDialect(), entity: entity, includesSubentities: true).selection }
 
         let toOne = try builder.destinations(of: todo.relationshipsByName["location"]!, sourceKey: 7, columns: columns(location))
         #expect(toOne.text == "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZALTITUDE, t0.ZLATITUDE, t0.ZLONGITUDE, t0.ZID, t0.ZPLACENAME FROM ZLOCATIONENTITY t0 WHERE t0.Z_PK = (SELECT ZLOCATION FROM ZTODOENTITY WHERE Z_PK = ?)")
@@ -104,7 +104,7 @@ struct GoldenSQLTests {
 
         let ordered = TestModels.orderedModel()
         let orderedSchema = self.schema(ordered)
-        let orderedBuilder = SQLiteQueryBuilder(schema: orderedSchema)
+        let orderedBuilder = SQLiteQueryBuilder(schema: orderedSchema, dialect: SQLiteDialect())
         let playlist = ordered.entitiesByName["Playlist"]!
         let songs = try orderedBuilder.destinations(of: playlist.relationshipsByName["songs"]!, sourceKey: 1, columns: [SQLFragment("t0.Z_PK")])
         #expect(songs.text == "SELECT t0.Z_PK FROM ZSONG t0 WHERE t0.ZPLAYLIST = ? ORDER BY t0.Z_FOK_PLAYLIST, t0.Z_PK")
@@ -116,7 +116,7 @@ struct GoldenSQLTests {
     func notLowered() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let builder = SQLiteQueryBuilder(schema: schema)
+        let builder = SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect())
         let todo = model.entitiesByName["TodoEntity"]!
         #expect(throws: SQLTranslationError.self) {
             try builder.select(SQLiteFetchQuery(entity: todo, sortKeys: [SQLSortKey("tags", ascending: true)]), columns: [])
@@ -138,9 +138,9 @@ struct GoldenSQLTests {
 
     @Test("Identifiers are quoted in one place; plain Apple names stay bare")
     func quoting() {
-        #expect(SQLIdentifier.quote("ZTITLE") == "ZTITLE")
-        #expect(SQLIdentifier.quote("Z_Car_UNIQUE_numberPlate") == "Z_Car_UNIQUE_numberPlate")
-        #expect(SQLIdentifier.quote("ORDER") == "\"ORDER\"")
-        #expect(SQLIdentifier.quote("we\"ird name") == "\"we\"\"ird name\"")
+        #expect(SQLiteDialect().quote("ZTITLE") == "ZTITLE")
+        #expect(SQLiteDialect().quote("Z_Car_UNIQUE_numberPlate") == "Z_Car_UNIQUE_numberPlate")
+        #expect(SQLiteDialect().quote("ORDER") == "\"ORDER\"")
+        #expect(SQLiteDialect().quote("we\"ird name") == "\"we\"\"ird name\"")
     }
 }

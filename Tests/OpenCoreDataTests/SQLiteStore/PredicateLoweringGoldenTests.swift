@@ -18,8 +18,8 @@ struct PredicateLoweringGoldenTests {
     private func lowered(_ format: String, _ arguments: [Any] = [], on entityName: String = "Person") throws -> SQLFragment {
         let entity = Self.model.entitiesByName[entityName]!
         let predicate = try NSPredicate.parse(format: format, arguments: arguments)
-        return try SQLiteQueryBuilder(schema: Self.schema)
-            .select(SQLiteFetchQuery(entity: entity, predicate: predicate), columns: [SQLFragment("t0.Z_PK")]).render()
+        return try SQLiteQueryBuilder(schema: Self.schema, dialect: SQLiteDialect())
+            .select(SQLiteFetchQuery(entity: entity, predicate: predicate), columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
     }
 
     private func expect(_ format: String, on entityName: String = "Person",
@@ -118,8 +118,8 @@ struct PredicateLoweringGoldenTests {
                    " WHERE (SELECT COUNT(*) FROM ZPERSON t1 LEFT JOIN ZDEPARTMENT t2 ON t2.Z_PK = t1.ZDEPARTMENT WHERE (t1.ZPARENT = t0.Z_PK) AND (t2.ZNAME = ? AND EXISTS (SELECT 1 FROM ZTOY t3 WHERE (t3.ZOWNER = t1.Z_PK) AND (t3.ZNAME = ?)))) > ?",
                    ["x", "ball", 1])
         try expect("groups[FIRST].name == 'admins'",
-                   " LEFT JOIN ZTAG t4 ON t4.Z_PK = (SELECT t1.Z_PK FROM Z_5MEMBERS j2 JOIN ZTAG t1 ON t1.Z_PK = j2.Z_5GROUPS WHERE j2.Z_3MEMBERS = t0.Z_PK ORDER BY j2.Z_FOK_5GROUPS LIMIT 1 OFFSET ?) WHERE t4.ZNAME = ?",
-                   [0, "admins"])
+                   " LEFT JOIN ZTAG t4 ON t4.Z_PK = (SELECT t1.Z_PK FROM Z_5MEMBERS j2 JOIN ZTAG t1 ON t1.Z_PK = j2.Z_5GROUPS WHERE j2.Z_3MEMBERS = t0.Z_PK ORDER BY j2.Z_FOK_5GROUPS LIMIT ?) WHERE t4.ZNAME = ?",
+                   [1, "admins"])
         try expect("count(tags.name) == 2",
                    " WHERE (SELECT COUNT(DISTINCT t1.ZNAME COLLATE OCD_COMPARE) FROM Z_3TAGS j2 JOIN ZTAG t1 ON t1.Z_PK = j2.Z_5TAGS WHERE (j2.Z_3PEOPLE = t0.Z_PK) AND (t1.ZNAME IS NOT NULL)) = ?", [2])
     }
@@ -150,7 +150,7 @@ struct PredicateLoweringGoldenTests {
         // Another store's IDs match no row of this one.
         let query = SQLiteFetchQuery(entity: Self.model.entitiesByName["Person"]!, predicate: NSPredicate(format: "SELF == %@", stored.objectID),
                                      storeIdentifier: store.identifier + "-other")
-        let other = try SQLiteQueryBuilder(schema: Self.schema).select(query, columns: [SQLFragment("t0.Z_PK")]).render()
+        let other = try SQLiteQueryBuilder(schema: Self.schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
         #expect(other.text == "SELECT t0.Z_PK FROM ZPERSON t0 WHERE FALSE")
     }
 
@@ -171,7 +171,7 @@ struct PredicateLoweringGoldenTests {
     func unorderedSubscript() throws {
         try expect("tags[LAST].name == 'y'",
                    " LEFT JOIN ZTAG t4 ON t4.Z_PK = (SELECT t1.Z_PK FROM Z_3TAGS j2 JOIN ZTAG t1 ON t1.Z_PK = j2.Z_5TAGS"
-                   + " WHERE j2.Z_3PEOPLE = t0.Z_PK ORDER BY t1.Z_PK DESC LIMIT 1 OFFSET ?) WHERE t4.ZNAME = ?", [0, "y"])
+                   + " WHERE j2.Z_3PEOPLE = t0.Z_PK ORDER BY t1.Z_PK DESC LIMIT ?) WHERE t4.ZNAME = ?", [1, "y"])
     }
 
     @Test("What memory evaluates differently throws an error naming the node")

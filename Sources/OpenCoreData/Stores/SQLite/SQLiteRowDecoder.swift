@@ -47,8 +47,10 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     /// - Parameters:
     ///   - entity: the entity whose rows are read.
     ///   - includesSubentities: whether rows of its subentities are read too.
+    ///   - dialect: the dialect of the selected columns.
     ///   - alias: the table alias in the query.
-    package init(schema: SQLiteSchema, entity: NSEntityDescription, includesSubentities: Bool, alias: String = SQLTranslationState.rootAlias) {
+    package init(schema: SQLiteSchema, dialect: any SQLDialect, entity: NSEntityDescription, includesSubentities: Bool,
+                 alias: String = SQLTranslationState.rootAlias) {
         let table = schema.table(for: entity)!
         self.table = table
         self.schema = schema
@@ -58,8 +60,8 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         let selectedColumns = table.columns.indices.filter { used.contains($0) }
         var position: [Int: Int32] = [:]
         for (offset, index) in selectedColumns.enumerated() { position[index] = Int32(offset + 3) }
-        self.selection = [SQLFragment.column("Z_PK", of: alias), SQLFragment.column("Z_ENT", of: alias), SQLFragment.column("Z_OPT", of: alias)]
-            + selectedColumns.map { SQLFragment.column(table.columns[$0].name, of: alias) }
+        self.selection = [dialect.column("Z_PK", of: alias), dialect.column("Z_ENT", of: alias), dialect.column("Z_OPT", of: alias)]
+            + selectedColumns.map { dialect.column(table.columns[$0].name, of: alias) }
 
         var plans: [Int: EntityPlan] = [:]
         for readEntity in readEntities {

@@ -32,7 +32,7 @@ extension SQLiteStore {
     /// than one query per row: a cascade that deletes 100k rows checks 100k versions.
     private func storedVersions(of ids: [NSManagedObjectID], db: Database) throws -> StoredVersions {
         var versions = StoredVersions()
-        let columns = [SQLFragment.column("Z_PK", of: SQLTranslationState.rootAlias), SQLFragment.column("Z_OPT", of: SQLTranslationState.rootAlias)]
+        let columns = [Self.dialect.column("Z_PK", of: SQLTranslationState.rootAlias), Self.dialect.column("Z_OPT", of: SQLTranslationState.rootAlias)]
         for (table, keys) in keyChunks(of: ids) {
             try run(db, builder.rows(in: table, columns: columns, keys: keys)) { statement, arguments in
                 let cursor = try Row.fetchCursor(statement, arguments: arguments)
@@ -116,14 +116,15 @@ extension SQLiteStore {
         if key.contains(where: { $0.objectIDValue?.isTemporaryID ?? false }) { return nil }
         let decoder = decoder(for: owner, includesSubentities: true)
         let alias = SQLTranslationState.rootAlias
-        var select = SQLSelect(from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(alias))
+        let dialect = Self.dialect
+        var select = SQLSelect(from: dialect.identifier(table.name) + " " + dialect.identifier(alias))
         select.columns = decoder.selection
         if let filter = builder.entityFilter(owner, includesSubentities: true, alias: alias) { select.conditions.append(filter) }
         for (column, value) in zip(columns, key) {
-            select.conditions.append(SQLFragment.column(column.name, of: alias) + " = " + .parameter(SQLiteValueCoding.databaseValue(value)))
+            select.conditions.append(dialect.column(column.name, of: alias) + " = " + dialect.parameter(SQLiteValueCoding.databaseValue(value)))
         }
         var rows: [RowSnapshot] = []
-        try run(db, select.render()) { statement, arguments in
+        try run(db, select.render(in: dialect)) { statement, arguments in
             try decoder.decodeAll(statement, arguments: arguments, store: store, into: &rows)
         }
         return rows.first { !excluded.contains($0.objectID) }

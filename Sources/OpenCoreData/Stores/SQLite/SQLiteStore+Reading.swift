@@ -25,9 +25,9 @@ extension SQLiteStore {
             switch purpose {
             case .snapshots:
                 let decoder = decoder(for: query.entity, includesSubentities: query.includesSubentities)
-                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.select(query, columns: decoder.selection).render(), decoder: decoder)
+                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.select(query, columns: decoder.selection).render(in: Self.dialect), decoder: decoder)
             case .objectIDs:
-                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.selectObjectIDs(query).render(), decoder: nil)
+                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.selectObjectIDs(query).render(in: Self.dialect), decoder: nil)
             case .count:
                 return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.count(query), decoder: nil)
             }
@@ -58,7 +58,7 @@ extension SQLiteStore {
     /// The rows of a query, decoded straight into snapshots.
     func fetchSnapshots(_ request: SQLiteFetchQuery, store: NSPersistentStore) throws -> [RowSnapshot] {
         let decoder = decoder(for: request.entity, includesSubentities: request.includesSubentities)
-        let sql = try translated(request) { try builder.select(request, columns: decoder.selection).render() }
+        let sql = try translated(request) { try builder.select(request, columns: decoder.selection).render(in: Self.dialect) }
         return try fetchSnapshots(sql, decoder: decoder, store: store)
     }
 
@@ -74,7 +74,7 @@ extension SQLiteStore {
 
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
         let request = try query(request, store: store)
-        return try fetchObjectIDs(try translated(request) { try builder.selectObjectIDs(request).render() }, entity: request.entity, store: store)
+        return try fetchObjectIDs(try translated(request) { try builder.selectObjectIDs(request).render(in: Self.dialect) }, entity: request.entity, store: store)
     }
 
     /// The IDs of the rows a `SELECT Z_PK, Z_ENT` returns; `fallback` for rows of unknown `Z_ENT`.

@@ -7,7 +7,7 @@ extension SQLiteStore {
     func writePlan(for entity: NSEntityDescription) -> SQLiteWritePlan {
         let key = ObjectIdentifier(entity)
         if let plan = caches.withLock({ $0.writePlans[key] }) { return plan }
-        let plan = SQLiteWritePlan(entity: entity, schema: schema)
+        let plan = SQLiteWritePlan(entity: entity, schema: schema, dialect: Self.dialect)
         caches.withLock { $0.writePlans[key] = plan }
         return plan
     }
@@ -24,9 +24,10 @@ extension SQLiteStore {
     private func reserveKeys(_ db: Database, root: NSEntityDescription, count: Int) throws -> Int64 {
         let number = Int64(schema.entityNumber(of: root))
         let reserved = Int64(count)
-        let stored = try Row.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [number])
+        let sql = Self.bookkeeping
+        let stored = try Row.fetchOne(db, sql: sql.selectMaxKey, arguments: [number])
         guard let stored else {
-            try Self.execute(db, "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)", [number, root.name ?? "", reserved])
+            try Self.execute(db, sql.insertEntity, [number, root.name ?? "", 0, reserved])
             return 1
         }
         let current: Int64
@@ -37,7 +38,7 @@ extension SQLiteStore {
         }
         let (newMax, overflow) = current.addingReportingOverflow(reserved)
         guard !overflow else { throw corruptKeyCounter(root, stored[0], reason: "leaves no room for \(count) more primary keys") }
-        try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [newMax, number])
+        try Self.execute(db, sql.setMaxKey, [newMax, number])
         return current + 1
     }
 
@@ -55,7 +56,7 @@ extension SQLiteStore {
         return try writeTransaction { db in
             try checkConflicts(request, db: db, store: store)
             if let metadata {
-                try Self.execute(db, "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", [metadata])
+                try Self.execute(db, Self.bookkeeping.updateMetadata, [metadata, SQLBookkeepingStatements.metadataVersion])
             }
             var result = StoreSaveResult()
 
@@ -76,8 +77,7 @@ extension SQLiteStore {
                 nextKey[key] = try reserveKeys(db, root: entry.root, count: entry.count)
             }
             for entry in permanentMax.values {
-                try Self.execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(COALESCE(Z_MAX, 0), ?) WHERE Z_ENT = ?",
-                                 [entry.key, Int64(schema.entityNumber(of: entry.root))])
+                try Self.execute(db, Self.bookkeeping.raiseMaxKey, [0, entry.key, Int64(schema.entityNumber(of: entry.root))])
             }
             let reference = store.handle
             result.permanentIDs.reserveCapacity(request.inserted.count)
@@ -141,16 +141,15 @@ extension SQLiteStore {
             let plan = writePlan(for: delete.objectID.entity)
             let key = delete.objectID.primaryKey.databaseValue
             // A cached statement bound on the handle: a cascade deletes many rows (W7).
-            let sql = "DELETE FROM \(SQLIdentifier.quote(plan.table.name)) WHERE Z_PK = ?"
-            Log.sql.debug("\(sql)")
-            let statement = try db.cachedStatement(sql: sql)
+            Log.sql.debug("\(plan.deleteSQL)")
+            let statement = try db.cachedStatement(sql: plan.deleteSQL)
             SQLiteRawBinding.reset(statement.sqliteStatement)
             SQLiteRawBinding.bind(delete.objectID.primaryKey, to: statement.sqliteStatement, at: 1)
             try SQLiteRawBinding.step(statement, db: db)
             for join in plan.joinRelationships {
-                try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(join.table.name)) WHERE \(SQLIdentifier.quote(join.access.selfColumn)) = ?", [key])
+                try Self.execute(db, join.deleteBySelfSQL, [key])
                 if join.table.isSelfInverse {
-                    try Self.execute(db, "DELETE FROM \(SQLIdentifier.quote(join.table.name)) WHERE \(SQLIdentifier.quote(join.access.otherColumn)) = ?", [key])
+                    try Self.execute(db, join.deleteByOtherSQL, [key])
                 }
             }
         }
@@ -196,53 +195,40 @@ extension SQLiteStore {
         }
         for children in plan.orderedChildren {
             guard changedSlots?.contains(children.slot) ?? true, children.slot < values.count, case .objectIDs(let ids) = values[children.slot] else { continue }
-            let sql = "UPDATE \(SQLIdentifier.quote(children.childTable.name)) SET \(SQLIdentifier.quote(children.orderColumn)) = ? WHERE Z_PK = ?"
             for (position, id) in ids.enumerated() {
-                try Self.execute(db, sql, [Int64(position + 1), id.primaryKey])
+                try Self.execute(db, children.updateOrderSQL, [Int64(position + 1), id.primaryKey])
             }
         }
     }
 
     /// Makes the join table hold exactly `destinations` for the object `key` on one side.
     private func writeJoinList(_ join: SQLiteWritePlan.JoinRelationship, key: Int64, destinations: [Int64], isNew: Bool, db: Database) throws {
-        let table = SQLIdentifier.quote(join.table.name)
-        let selfColumn = SQLIdentifier.quote(join.access.selfColumn)
-        let otherColumn = SQLIdentifier.quote(join.access.otherColumn)
         let existing: Set<Int64>
         if isNew {
             existing = []
         } else {
-            let sql = "SELECT \(otherColumn) FROM \(table) WHERE \(selfColumn) = ?"
-            Log.sql.debug("\(sql)")
-            existing = Set(try Int64.fetchAll(db, sql: sql, arguments: [key]))
+            Log.sql.debug("\(join.selectOthersSQL)")
+            existing = Set(try Int64.fetchAll(db, sql: join.selectOthersSQL, arguments: [key]))
         }
         let wanted = Set(destinations)
         for removed in existing.subtracting(wanted) {
-            try Self.execute(db, "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?", [key, removed])
+            try Self.execute(db, join.deletePairSQL, [key, removed])
             if join.table.isSelfInverse {
-                try Self.execute(db, "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?", [removed, key])
+                try Self.execute(db, join.deletePairSQL, [removed, key])
             }
-        }
-        let insertSQL: String
-        if let order = join.access.orderColumn {
-            let orderColumn = SQLIdentifier.quote(order)
-            insertSQL = "INSERT INTO \(table) (\(selfColumn), \(otherColumn), \(orderColumn)) VALUES (?, ?, ?) ON CONFLICT (\(selfColumn), \(otherColumn)) DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)"
-        } else {
-            insertSQL = "INSERT OR IGNORE INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?)"
         }
         for (position, destination) in destinations.enumerated() {
-            if let order = join.access.orderColumn {
+            if let updateOrderSQL = join.updateOrderSQL {
                 if existing.contains(destination) {
-                    try Self.execute(db, "UPDATE \(table) SET \(SQLIdentifier.quote(order)) = ? WHERE \(selfColumn) = ? AND \(otherColumn) = ?",
-                                     [Int64(position + 1), key, destination])
+                    try Self.execute(db, updateOrderSQL, [Int64(position + 1), key, destination])
                 } else {
-                    try Self.execute(db, insertSQL, [key, destination, Int64(position + 1)])
+                    try Self.execute(db, join.insertSQL, [key, destination, Int64(position + 1)])
                 }
             } else if !existing.contains(destination) {
-                try Self.execute(db, insertSQL, [key, destination])
+                try Self.execute(db, join.insertSQL, [key, destination])
             }
             if join.table.isSelfInverse && !existing.contains(destination) {
-                try Self.execute(db, "INSERT OR IGNORE INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?)", [destination, key])
+                try Self.execute(db, join.insertMirrorSQL, [destination, key])
             }
         }
     }

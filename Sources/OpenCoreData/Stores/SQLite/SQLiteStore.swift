@@ -30,6 +30,11 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     }
     let caches = Mutex(Caches())
 
+    /// The SQL dialect of every statement the store runs.
+    static let dialect: any SQLDialect = SQLiteDialect()
+    /// The statements of `Z_PRIMARYKEY` and `Z_METADATA`, built once.
+    static let bookkeeping = SQLBookkeepingStatements(dialect: dialect)
+
     /// The result of opening a store: the backend and what the coordinator records about it.
     struct Opened {
         let store: SQLiteStore
@@ -41,7 +46,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         self.url = url
         self.readOnlyLocation = readOnlyLocation
         self.schema = schema
-        self.builder = SQLiteQueryBuilder(schema: schema)
+        self.builder = SQLiteQueryBuilder(schema: schema, dialect: Self.dialect)
         self.options = options
         self.poolState = Mutex(pool)
     }
@@ -149,20 +154,19 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                 return (existing.entityNumbers, existing.metadata, existing.uuid ?? UUID().uuidString)
             }
             let schema = SQLiteSchema(model: model, configurationEntities: configurationEntities)
-            for statement in schema.creationStatements() {
+            for statement in schema.creationStatements(in: dialect) {
                 try execute(db, statement)
             }
             var numbers: [String: Int] = [:]
             for entity in model.orderedEntities() {
                 let number = entity.entityNumber
                 let parent = entity.superentity?.entityNumber ?? 0
-                try execute(db, "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                            [number, entity.name ?? "", parent, 0])
+                try execute(db, bookkeeping.insertEntity, [number, entity.name ?? "", parent, 0])
                 numbers[entity.name ?? ""] = number
             }
             let uuid = UUID().uuidString
             let metadata = SQLiteMetadata.initial(for: model)
-            try execute(db, "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (?, ?, ?)", [1, uuid, try SQLiteMetadata.encode(metadata)])
+            try execute(db, bookkeeping.insertMetadata, [SQLBookkeepingStatements.metadataVersion, uuid, try SQLiteMetadata.encode(metadata)])
             return (numbers, metadata, uuid)
         }
     }
@@ -245,7 +249,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         do {
             let queue = try DatabaseQueue(path: url.path, configuration: options.configuration(label: "OpenCoreData.metadata"))
             defer { try? queue.close() }
-            try queue.write { db in try execute(db, "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", [data]) }
+            try queue.write { db in try execute(db, bookkeeping.updateMetadata, [data, SQLBookkeepingStatements.metadataVersion]) }
         } catch {
             throw SQLiteStoreErrors.openError(error, url: url, action: "write the metadata of")
         }
@@ -256,7 +260,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     func decoder(for entity: NSEntityDescription, includesSubentities: Bool) -> SQLiteRowDecoder {
         let key = DecoderKey(entity: ObjectIdentifier(entity), includesSubentities: includesSubentities)
         if let decoder = caches.withLock({ $0.decoders[key] }) { return decoder }
-        let decoder = SQLiteRowDecoder(schema: schema, entity: entity, includesSubentities: includesSubentities)
+        let decoder = SQLiteRowDecoder(schema: schema, dialect: Self.dialect, entity: entity, includesSubentities: includesSubentities)
         caches.withLock { $0.decoders[key] = decoder }
         return decoder
     }

@@ -2,8 +2,11 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// How one entity's rows are written: the INSERT statement, which columns each slot feeds, and
-/// how its to-many relationships are kept (join tables, `Z_FOK_` columns).
+/// How one entity's rows are written: the INSERT, UPDATE and DELETE statements, which columns
+/// each slot feeds, and how its to-many relationships are kept (join tables, `Z_FOK_` columns).
+///
+/// Every statement's text is built once, through the SQL layer (`SQLInsert`, `SQLUpdate`,
+/// `SQLDelete`, `SQLSelect`), when the plan is made (updates once per column set), never per row.
 ///
 /// `@unchecked Sendable`: immutable except for `updateStatements`, which is behind its Mutex.
 final class SQLiteWritePlan: @unchecked Sendable {
@@ -17,12 +20,51 @@ final class SQLiteWritePlan: @unchecked Sendable {
         case orderKey
     }
 
-    /// A to-many relationship kept in a join table.
+    /// A to-many relationship kept in a join table, with the statements that keep its rows.
     struct JoinRelationship {
         let slot: Int
         let relationship: NSRelationshipDescription
         let table: SQLiteJoinTable
         let access: SQLiteJoinTable.Access
+        /// self key → the other side's keys.
+        let selectOthersSQL: String
+        /// self key: every pair of the object (when it is deleted).
+        let deleteBySelfSQL: String
+        /// other key: every pair naming the object from the other side (self-inverse tables).
+        let deleteByOtherSQL: String
+        /// self key, other key: one pair.
+        let deletePairSQL: String
+        /// self key, other key (, position when ordered): a new pair, or a new position for an existing one.
+        let insertSQL: String
+        /// position, self key, other key.
+        let updateOrderSQL: String?
+        /// self key, other key: a pair written only if it is missing (the mirror row of a self-inverse table).
+        let insertMirrorSQL: String
+
+        init(slot: Int, relationship: NSRelationshipDescription, table: SQLiteJoinTable, dialect: any SQLDialect) {
+            let access = table.access(for: relationship)
+            self.slot = slot
+            self.relationship = relationship
+            self.table = table
+            self.access = access
+            let pair = [access.selfColumn, access.otherColumn]
+            var select = SQLSelect(from: dialect.identifier(table.name))
+            select.columns = [dialect.identifier(access.otherColumn)]
+            select.conditions = [dialect.equalsParameter(access.selfColumn)]
+            selectOthersSQL = select.render(in: dialect).text
+            deleteBySelfSQL = SQLDelete(from: table.name, where: [access.selfColumn]).sql(in: dialect)
+            deleteByOtherSQL = SQLDelete(from: table.name, where: [access.otherColumn]).sql(in: dialect)
+            deletePairSQL = SQLDelete(from: table.name, where: pair).sql(in: dialect)
+            let mirror = SQLInsert(into: table.name, columns: pair, onConflict: .ignore)
+            insertMirrorSQL = mirror.sql(in: dialect)
+            if let order = access.orderColumn {
+                insertSQL = SQLInsert(into: table.name, columns: pair + [order], onConflict: .upsert(key: pair, update: [order])).sql(in: dialect)
+                updateOrderSQL = SQLUpdate(table.name, set: [order], where: pair).sql(in: dialect)
+            } else {
+                insertSQL = mirror.sql(in: dialect)
+                updateOrderSQL = nil
+            }
+        }
     }
 
     /// An ordered to-many whose inverse to-one holds the key: its order lives in the children's `Z_FOK_`.
@@ -30,6 +72,8 @@ final class SQLiteWritePlan: @unchecked Sendable {
         let slot: Int
         let childTable: SQLiteTable
         let orderColumn: String
+        /// position, child key.
+        let updateOrderSQL: String
     }
 
     let entity: NSEntityDescription
@@ -37,6 +81,9 @@ final class SQLiteWritePlan: @unchecked Sendable {
     let entityNumber: Int64
     /// `INSERT INTO T (Z_PK, Z_ENT, Z_OPT, …) VALUES (?, …)`
     let insertSQL: String
+    /// `DELETE FROM T WHERE Z_PK = ?`
+    let deleteSQL: String
+    let dialect: any SQLDialect
     /// The sources of the insert's columns after `Z_PK, Z_ENT, Z_OPT`.
     let insertColumns: [(column: Int, source: ColumnSource)]
     /// The table columns each slot writes, for updates.
@@ -45,8 +92,9 @@ final class SQLiteWritePlan: @unchecked Sendable {
     let orderedChildren: [OrderedChildren]
     private let updateStatements = Mutex<[[Int]: String]>([:])
 
-    init(entity: NSEntityDescription, schema: SQLiteSchema) {
+    init(entity: NSEntityDescription, schema: SQLiteSchema, dialect: any SQLDialect) {
         let table = schema.table(for: entity)!
+        self.dialect = dialect
         self.entity = entity
         self.table = table
         self.entityNumber = Int64(schema.entityNumber(of: entity))
@@ -68,18 +116,21 @@ final class SQLiteWritePlan: @unchecked Sendable {
         }
         self.insertColumns = insertColumns
         self.columnsBySlot = bySlot
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + insertColumns.map { SQLIdentifier.quote(table.columns[$0.column].name) }
-        self.insertSQL = "INSERT INTO \(SQLIdentifier.quote(table.name)) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + insertColumns.map { table.columns[$0.column].name }
+        self.insertSQL = SQLInsert(into: table.name, columns: names).sql(in: dialect)
+        self.deleteSQL = SQLDelete(from: table.name, where: ["Z_PK"]).sql(in: dialect)
 
         var joins: [JoinRelationship] = []
         var ordered: [OrderedChildren] = []
         for slot in layout.toManyIndices {
             guard let relationship = layout.properties[slot] as? NSRelationshipDescription, !relationship.isTransient else { continue }
             if let join = schema.joinTable(for: relationship) {
-                joins.append(JoinRelationship(slot: slot, relationship: relationship, table: join, access: join.access(for: relationship)))
+                joins.append(JoinRelationship(slot: slot, relationship: relationship, table: join, dialect: dialect))
             } else if relationship.isOrdered, let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity,
                       let childTable = schema.table(for: destination), let order = childTable.orderColumnByProperty[ObjectIdentifier(inverse)] {
-                ordered.append(OrderedChildren(slot: slot, childTable: childTable, orderColumn: childTable.columns[order].name))
+                let column = childTable.columns[order].name
+                ordered.append(OrderedChildren(slot: slot, childTable: childTable, orderColumn: column,
+                                               updateOrderSQL: SQLUpdate(childTable.name, set: [column], where: ["Z_PK"]).sql(in: dialect)))
             }
         }
         self.joinRelationships = joins
@@ -89,8 +140,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
     /// `UPDATE T SET Z_OPT = ?, <columns> = ? WHERE Z_PK = ? AND Z_OPT = ?`, cached per column set.
     func updateSQL(columns: [Int]) -> String {
         if let sql = updateStatements.withLock({ $0[columns] }) { return sql }
-        let assignments = ["Z_OPT = ?"] + columns.map { "\(SQLIdentifier.quote(table.columns[$0].name)) = ?" }
-        let sql = "UPDATE \(SQLIdentifier.quote(table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+        let sql = SQLUpdate(table.name, set: ["Z_OPT"] + columns.map { table.columns[$0].name }, where: ["Z_PK", "Z_OPT"]).sql(in: dialect)
         updateStatements.withLock { $0[columns] = sql }
         return sql
     }

@@ -6,44 +6,50 @@ extension SQLiteSchema {
     /// The statements that create a new store, formatted as Apple writes them (formats.md §3).
     ///
     /// `Z_MODELCACHE` is not created: Apple's own fw-241 stores have none (see StoreFormat.md).
-    package func creationStatements() -> [String] {
+    package func creationStatements(in dialect: any SQLDialect) -> [String] {
         var statements: [String] = []
         for table in tables {
-            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-            columns += table.columns.map { "\(q($0.name)) \($0.type.rawValue)" }
-            statements.append("CREATE TABLE \(q(table.name)) ( \(columns.joined(separator: ", ")) )")
+            let columns = [SQLCreateTable.Column("Z_PK", .integer, isPrimaryKey: true), .init("Z_ENT", .integer), .init("Z_OPT", .integer)]
+                + table.columns.map { SQLCreateTable.Column($0.name, $0.type) }
+            statements.append(SQLCreateTable(table.name, columns: columns).sql(in: dialect))
         }
         for join in joinTables {
-            var columns = ["\(q(join.sourceColumn)) INTEGER", "\(q(join.destinationColumn)) INTEGER"]
-            if let order = join.sourceOrderColumn { columns.append("\(q(order)) INTEGER") }
-            if let order = join.destinationOrderColumn { columns.append("\(q(order)) INTEGER") }
-            columns.append("PRIMARY KEY (\(q(join.sourceColumn)), \(q(join.destinationColumn)))")
-            statements.append("CREATE TABLE \(q(join.name)) ( \(columns.joined(separator: ", ")) )")
+            var columns = [SQLCreateTable.Column(join.sourceColumn, .integer), .init(join.destinationColumn, .integer)]
+            if let order = join.sourceOrderColumn { columns.append(.init(order, .integer)) }
+            if let order = join.destinationOrderColumn { columns.append(.init(order, .integer)) }
+            statements.append(SQLCreateTable(join.name, columns: columns, primaryKey: [join.sourceColumn, join.destinationColumn]).sql(in: dialect))
         }
-        statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
-        statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
-        statements += indexStatements()
+        let bookkeeping = SQLBookkeepingStatements(dialect: dialect)
+        statements.append(bookkeeping.createPrimaryKeyTable)
+        statements.append(bookkeeping.createMetadataTable)
+        statements += indexStatements(in: dialect)
         return statements
     }
 
     /// Foreign-key, `Z_ENT`, join-table, indexed-attribute, uniqueness and fetch indexes.
-    package func indexStatements() -> [String] {
-        var statements: [String] = []
+    package func indexStatements(in dialect: any SQLDialect) -> [String] {
+        indexes().map { $0.sql(in: dialect) }
+    }
+
+    /// The indexes Apple creates, in its order.
+    package func indexes() -> [SQLCreateIndex] {
+        var indexes: [SQLCreateIndex] = []
         for table in tables {
             for column in table.columns where column.role == .foreignKey {
-                statements.append("CREATE INDEX \(q(table.name + "_" + column.name + "_INDEX")) ON \(q(table.name)) (\(q(column.name)))")
+                indexes.append(SQLCreateIndex(table.name + "_" + column.name + "_INDEX", on: table.name, [.init(column.name)]))
             }
             for column in table.columns where column.property.isIndexed {
                 if case .attribute = column.role {
-                    statements.append("CREATE INDEX \(q(table.name + "_" + column.name + "_INDEX")) ON \(q(table.name)) (\(q(column.name)))")
+                    indexes.append(SQLCreateIndex(table.name + "_" + column.name + "_INDEX", on: table.name, [.init(column.name)]))
                 }
             }
             if table.hostsSeveralEntities {
-                statements.append("CREATE INDEX \(q(table.name + "_Z_ENT_INDEX")) ON \(q(table.name)) (Z_ENT)")
+                indexes.append(SQLCreateIndex(table.name + "_Z_ENT_INDEX", on: table.name, [.init("Z_ENT")]))
             }
         }
         for join in joinTables {
-            statements.append("CREATE INDEX \(q(join.name + "_" + join.destinationColumn + "_INDEX")) ON \(q(join.name)) (\(q(join.destinationColumn)), \(q(join.sourceColumn)))")
+            indexes.append(SQLCreateIndex(join.name + "_" + join.destinationColumn + "_INDEX", on: join.name,
+                                          [.init(join.destinationColumn), .init(join.sourceColumn)]))
         }
         for entity in entities {
             guard let table = table(for: entity), let entityName = entity.name else { continue }
@@ -51,23 +57,20 @@ extension SQLiteSchema {
                 let columns = constraint.compactMap { name in entity.propertiesByName[name].flatMap { table.valueColumn(for: $0) } }
                 guard columns.count == constraint.count, !columns.isEmpty else { continue }
                 let name = "Z_\(entityName)_UNIQUE_" + constraint.joined(separator: "_")
-                let list = columns.map { "\(q($0.name)) COLLATE BINARY ASC" }.joined(separator: ", ")
-                statements.append("CREATE UNIQUE INDEX \(q(name)) ON \(q(table.name)) (\(list))")
+                indexes.append(SQLCreateIndex(name, on: table.name, columns.map { .init($0.name, collation: .binary, ascending: true) }, unique: true))
             }
             // Apple wrote no index for a fetch index declared on a subentity (formats.md §3.5).
             guard entity.superentity == nil else { continue }
             for index in entity.indexes {
-                let columns = index.elements.compactMap { element -> String? in
+                let elements = index.elements.compactMap { element -> SQLCreateIndex.Element? in
                     guard let property = element.property ?? element.propertyName.flatMap({ entity.propertiesByName[$0] }),
                           let column = table.valueColumn(for: property) else { return nil }
-                    return "\(q(column.name)) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")"
+                    return .init(column.name, collation: .binary, ascending: element.isAscending)
                 }
-                guard columns.count == index.elements.count, !columns.isEmpty else { continue }
-                statements.append("CREATE INDEX \(q("Z_\(entityName)_\(index.name)")) ON \(q(table.name)) (\(columns.joined(separator: ", ")))")
+                guard elements.count == index.elements.count, !elements.isEmpty else { continue }
+                indexes.append(SQLCreateIndex("Z_\(entityName)_\(index.name)", on: table.name, elements))
             }
         }
-        return statements
+        return indexes
     }
-
-    private func q(_ name: String) -> String { SQLIdentifier.quote(name) }
 }

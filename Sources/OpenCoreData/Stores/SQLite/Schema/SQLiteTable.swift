@@ -1,36 +1,7 @@
 import Foundation
 
-/// The column types Apple declares in its store schema (formats.md §3.3).
-package enum SQLiteColumnType: String, CaseIterable, Sendable {
-    case integer = "INTEGER"
-    case float = "FLOAT"
-    case timestamp = "TIMESTAMP"
-    case decimal = "DECIMAL"
-    case varchar = "VARCHAR"
-    case blob = "BLOB"
-
-    /// The declared type of an attribute's column.
-    package init(attributeType: NSAttributeType) {
-        switch attributeType {
-        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
-            self = .integer
-        case .doubleAttributeType, .floatAttributeType:
-            self = .float
-        case .dateAttributeType:
-            self = .timestamp
-        case .decimalAttributeType:
-            self = .decimal
-        case .stringAttributeType, .URIAttributeType:
-            self = .varchar
-        case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType, .undefinedAttributeType,
-             .objectIDAttributeType, .compositeAttributeType:
-            self = .blob
-        }
-    }
-
-    /// Apple groups a table's columns by type in this order.
-    package var groupRank: Int { Self.allCases.firstIndex(of: self)! }
-}
+/// The column types of Apple's store schema, by their old name.
+package typealias SQLiteColumnType = SQLColumnType
 
 /// One column of an entity table.
 package struct SQLiteColumn: Sendable {

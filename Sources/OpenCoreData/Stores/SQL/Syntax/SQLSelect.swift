@@ -11,7 +11,7 @@ package struct SQLSelect {
     /// Conditions joined with AND.
     package var conditions: [SQLFragment] = []
     package var orderBy: [SQLFragment] = []
-    /// Bound as parameters; nil or 0 means none.
+    /// Bound as parameters (spelled by the dialect); nil or 0 means none.
     package var limit: Int?
     package var offset: Int?
 
@@ -20,7 +20,7 @@ package struct SQLSelect {
     }
 
     /// The statement text and its arguments.
-    package func render() -> SQLFragment {
+    package func render(in dialect: any SQLDialect) -> SQLFragment {
         var sql = SQLFragment(distinct ? "SELECT DISTINCT " : "SELECT ")
         sql.append(columns.joined(separator: ", "))
         sql.append(" FROM ")
@@ -37,30 +37,22 @@ package struct SQLSelect {
             sql.append(" ORDER BY ")
             sql.append(orderBy.joined(separator: ", "))
         }
-        let limit = self.limit ?? 0, offset = self.offset ?? 0
-        if limit > 0 || offset > 0 {
-            sql.append(" LIMIT ")
-            sql.append(.parameter((limit > 0 ? Int64(limit) : -1).databaseValue))
-            if offset > 0 {
-                sql.append(" OFFSET ")
-                sql.append(.parameter(Int64(offset).databaseValue))
-            }
-        }
+        sql.append(dialect.pagingClause(limit: limit ?? 0, offset: offset ?? 0))
         return sql
     }
 
     /// `SELECT COUNT(*)` over this query's rows (paging included).
-    package func renderCount() -> SQLFragment {
+    package func renderCount(in dialect: any SQLDialect) -> SQLFragment {
         let paged = (limit ?? 0) > 0 || (offset ?? 0) > 0
         if !paged && !distinct {
             var copy = self
             copy.columns = [SQLFragment("COUNT(*)")]
             copy.orderBy = []
-            return copy.render()
+            return copy.render(in: dialect)
         }
         var inner = self
         inner.orderBy = distinct ? [] : orderBy
-        return "SELECT COUNT(*) FROM (" + inner.render() + ")"
+        return "SELECT COUNT(*) FROM (" + inner.render(in: dialect) + ")"
     }
 }
 

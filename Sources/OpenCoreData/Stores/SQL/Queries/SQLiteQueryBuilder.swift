@@ -5,9 +5,12 @@ import GRDB
 /// destinations. Every value is a bound argument; golden-SQL tests pin the text down.
 package struct SQLiteQueryBuilder {
     package let schema: SQLiteSchema
+    /// The dialect the statements are spelled in.
+    package let dialect: any SQLDialect
 
-    package init(schema: SQLiteSchema) {
+    package init(schema: SQLiteSchema, dialect: any SQLDialect) {
         self.schema = schema
+        self.dialect = dialect
     }
 
     private static let alias = SQLTranslationState.rootAlias
@@ -27,8 +30,8 @@ package struct SQLiteQueryBuilder {
         guard let table = schema.table(for: request.entity) else {
             throw SQLTranslationError("Entity '\(request.entity.name ?? "?")' is not in this store.")
         }
-        var state = SQLTranslationState(schema: schema, entity: request.entity, storeIdentifier: request.storeIdentifier)
-        var select = SQLSelect(from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(Self.alias))
+        var state = SQLTranslationState(schema: schema, dialect: dialect, entity: request.entity, storeIdentifier: request.storeIdentifier)
+        var select = SQLSelect(from: dialect.identifier(table.name) + " " + dialect.identifier(Self.alias))
         select.columns = try columns(&state)
         if let filter = entityFilter(request.entity, includesSubentities: request.includesSubentities, alias: Self.alias) {
             select.conditions.append(filter)
@@ -41,7 +44,7 @@ package struct SQLiteQueryBuilder {
                 select.orderBy.append(try state.orderTerm(for: key))
             }
             // Equal keys keep primary-key order, as the in-memory sort keeps store order.
-            select.orderBy.append(SQLFragment.column("Z_PK", of: Self.alias))
+            select.orderBy.append(dialect.column("Z_PK", of: Self.alias))
         }
         select.joins = state.joins
         select.limit = request.limit
@@ -51,30 +54,30 @@ package struct SQLiteQueryBuilder {
 
     /// `SELECT Z_PK, Z_ENT` of a fetch request (for `fetchBatchSize` and ID results).
     package func selectObjectIDs(_ request: SQLiteFetchQuery) throws -> SQLSelect {
-        try select(request, columns: [SQLFragment.column("Z_PK", of: Self.alias), SQLFragment.column("Z_ENT", of: Self.alias)])
+        try select(request, columns: [dialect.column("Z_PK", of: Self.alias), dialect.column("Z_ENT", of: Self.alias)])
     }
 
     /// `SELECT COUNT(*)` of a fetch request, paging included.
     package func count(_ request: SQLiteFetchQuery) throws -> SQLFragment {
-        try select(request, columns: [SQLFragment.column("Z_PK", of: Self.alias)]).renderCount()
+        try select(request, columns: [dialect.column("Z_PK", of: Self.alias)]).renderCount(in: dialect)
     }
 
     /// `t0.Z_ENT = ?` or `t0.Z_ENT IN (?, …)` when the table also hosts other entities.
     package func entityFilter(_ entity: NSEntityDescription, includesSubentities: Bool, alias: String) -> SQLFragment? {
         guard schema.needsEntityFilter(entity, includingSubentities: includesSubentities) else { return nil }
         let numbers = schema.entityNumbers(of: entity, includingSubentities: includesSubentities).map { Int64($0).databaseValue }
-        if numbers.count == 1 { return SQLFragment.column("Z_ENT", of: alias) + " = " + .parameter(numbers[0]) }
-        return SQLFragment.column("Z_ENT", of: alias) + " IN " + .parameterList(numbers)
+        if numbers.count == 1 { return dialect.column("Z_ENT", of: alias) + " = " + dialect.parameter(numbers[0]) }
+        return dialect.column("Z_ENT", of: alias) + " IN " + dialect.parameterList(numbers)
     }
 
     // MARK: - Rows by primary key
 
     /// The rows of a table whose primary keys are in a list of `count` keys.
     package func rows(in table: SQLiteTable, columns: [SQLFragment], keys: [Int64]) -> SQLFragment {
-        var select = SQLSelect(from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(Self.alias))
+        var select = SQLSelect(from: dialect.identifier(table.name) + " " + dialect.identifier(Self.alias))
         select.columns = columns
-        select.conditions = [SQLFragment.column("Z_PK", of: Self.alias) + " IN " + .parameterList(keys.map(\.databaseValue))]
-        return select.render()
+        select.conditions = [dialect.column("Z_PK", of: Self.alias) + " IN " + dialect.parameterList(keys.map(\.databaseValue))]
+        return select.render(in: dialect)
     }
 
     // MARK: - Relationship destinations
@@ -90,28 +93,28 @@ package struct SQLiteQueryBuilder {
             throw SQLTranslationError("Relationship '\(relationship.name)' has no destination table in this store.")
         }
         let alias = Self.alias
-        var select = SQLSelect(from: SQLFragment.identifier(destinationTable.name) + " " + SQLFragment.identifier(alias))
+        var select = SQLSelect(from: dialect.identifier(destinationTable.name) + " " + dialect.identifier(alias))
         select.columns = columns
-        let key = SQLFragment.parameter(sourceKey.databaseValue)
+        let key = dialect.parameter(sourceKey.databaseValue)
         if !relationship.isToMany {
             guard let fk = sourceTable.valueColumn(for: relationship) else {
                 throw SQLTranslationError("Relationship '\(relationship.name)' has no foreign-key column.")
             }
-            select.conditions.append(SQLFragment.column("Z_PK", of: alias) + " = (SELECT " + SQLFragment.identifier(fk.name) + " FROM "
-                                     + SQLFragment.identifier(sourceTable.name) + " WHERE Z_PK = " + key + ")")
+            select.conditions.append(dialect.column("Z_PK", of: alias) + " = (SELECT " + dialect.identifier(fk.name) + " FROM "
+                                     + dialect.identifier(sourceTable.name) + " WHERE " + dialect.identifier("Z_PK") + " = " + key + ")")
         } else if let join = schema.joinTable(for: relationship) {
             let access = join.access(for: relationship)
             let j = "j"
-            select.from = select.from + " JOIN " + SQLFragment.identifier(join.name) + " " + SQLFragment.identifier(j)
-                + " ON " + SQLFragment.column(access.otherColumn, of: j) + " = " + SQLFragment.column("Z_PK", of: alias)
-            select.conditions.append(SQLFragment.column(access.selfColumn, of: j) + " = " + key)
+            select.from = select.from + " JOIN " + dialect.identifier(join.name) + " " + dialect.identifier(j)
+                + " ON " + dialect.column(access.otherColumn, of: j) + " = " + dialect.column("Z_PK", of: alias)
+            select.conditions.append(dialect.column(access.selfColumn, of: j) + " = " + key)
             if let order = access.orderColumn {
-                select.orderBy = [SQLFragment.column(order, of: j)]
+                select.orderBy = [dialect.column(order, of: j)]
             }
         } else if let inverse = relationship.inverseRelationship, let fk = destinationTable.valueColumn(for: inverse) {
-            select.conditions.append(SQLFragment.column(fk.name, of: alias) + " = " + key)
+            select.conditions.append(dialect.column(fk.name, of: alias) + " = " + key)
             if let order = destinationTable.orderColumnByProperty[ObjectIdentifier(inverse)] {
-                select.orderBy = [SQLFragment.column(destinationTable.columns[order].name, of: alias), SQLFragment.column("Z_PK", of: alias)]
+                select.orderBy = [dialect.column(destinationTable.columns[order].name, of: alias), dialect.column("Z_PK", of: alias)]
             }
         } else {
             throw SQLTranslationError("Relationship '\(relationship.name)' is stored neither in a foreign key nor in a join table.")
@@ -119,6 +122,6 @@ package struct SQLiteQueryBuilder {
         if let filter = entityFilter(destination, includesSubentities: true, alias: alias) {
             select.conditions.append(filter)
         }
-        return select.render()
+        return select.render(in: dialect)
     }
 }

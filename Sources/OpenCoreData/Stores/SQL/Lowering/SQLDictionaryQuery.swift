@@ -83,7 +83,7 @@ package struct SQLDictionaryQuery {
                 }
                 return sql
             }
-            self.sql = select.render()
+            self.sql = select.render(in: builder.dialect)
             self.columns = columns
             return
         }
@@ -98,7 +98,7 @@ package struct SQLDictionaryQuery {
                     inner.append((keyPath, [scalar.sql], .attribute(scalar.attribute!), scalar))
                 case .object(let object):
                     let alias = try state.rowAlias(of: object)
-                    inner.append((keyPath, [object.key, SQLFragment.column("Z_ENT", of: alias)], .objectID(object.entity), object.scalar))
+                    inner.append((keyPath, [object.key, state.dialect.column("Z_ENT", of: alias)], .objectID(object.entity), object.scalar))
                 default:
                     throw .unsupported("dictionary column '\(keyPath)'", "it is not an attribute or to-one relationship")
                 }
@@ -110,19 +110,19 @@ package struct SQLDictionaryQuery {
         for (index, column) in inner.enumerated() {
             var aliases: [SQLFragment] = []
             for (part, fragment) in column.fragments.enumerated() {
-                let alias = SQLFragment.identifier("c\(index)_\(part)")
+                let alias = builder.dialect.identifier("c\(index)_\(part)")
                 innerColumns.append(fragment + " AS " + alias)
                 aliases.append(alias)
             }
             names[column.keyPath] = aliases
         }
-        let order = select.orderBy.isEmpty ? [SQLFragment.column("Z_PK", of: SQLTranslationState.rootAlias)] : select.orderBy
+        let order = select.orderBy.isEmpty ? [builder.dialect.column("Z_PK", of: SQLTranslationState.rootAlias)] : select.orderBy
         innerColumns.append("ROW_NUMBER() OVER (ORDER BY " + order.joined(separator: ", ") + ") AS rn")
         select.columns = innerColumns
         select.orderBy = []
 
         func collated(_ fragment: SQLFragment, _ scalar: SQLScalar?) -> SQLFragment {
-            scalar?.kind.isText == true ? fragment + " COLLATE " + SQLiteFunctions.compareCollation : fragment
+            scalar?.kind.isText == true ? builder.dialect.collate(fragment, .compare) : fragment
         }
         let keys = grouped ? groupKeyPaths : specs.map(\.keyPath)
         var groupBy: [SQLFragment] = []
@@ -154,22 +154,22 @@ package struct SQLDictionaryQuery {
                 guard let column = inner.first(where: { $0.keyPath == keyPath }), let scalar = column.scalar, let value = names[keyPath]?.first else {
                     throw .unsupported("aggregate '\(name)'", "'\(keyPath)' is not a value")
                 }
-                let (sql, output, kind) = try Self.aggregate(function, of: value, scalar, name: name)
+                let (sql, output, kind) = try Self.aggregate(function, of: value, scalar, name: name, builder.dialect)
                 outer.append(sql)
                 columns.append(Column(name: name, output: output))
                 resultColumns[name] = .scalar(SQLScalar(sql, kind: kind, attribute: scalar.attribute))
             }
         }
-        var statement = "SELECT " + outer.joined(separator: ", ") + " FROM (" + select.render() + ")"
+        var statement = "SELECT " + outer.joined(separator: ", ") + " FROM (" + select.render(in: builder.dialect) + ")"
         if !groupBy.isEmpty { statement.append(" GROUP BY " + groupBy.joined(separator: ", ")) }
         if let having = request.havingPredicate {
-            var state = SQLTranslationState(schema: builder.schema, entity: entity, storeIdentifier: storeIdentifier)
+            var state = SQLTranslationState(schema: builder.schema, dialect: builder.dialect, entity: entity, storeIdentifier: storeIdentifier)
             state.resultColumns = resultColumns
             // `$count` reads the `count` column, as a key does.
             state.variables = resultColumns
             let condition = try having.node.lower(&state)
             guard state.joins.isEmpty else { throw .unsupported("havingPredicate", "it reads more than the result row") }
-            if case .constant(true) = condition {} else { statement.append(" HAVING " + condition.fragment) }
+            if case .constant(true) = condition {} else { statement.append(" HAVING " + condition.fragment(in: builder.dialect)) }
         }
         statement.append(" ORDER BY MIN(rn)")
         self.sql = statement
@@ -208,7 +208,7 @@ package struct SQLDictionaryQuery {
             return ([scalar.sql], .attribute(attribute))
         case .object(let object):
             let alias = try state.rowAlias(of: object)
-            return ([object.key, SQLFragment.column("Z_ENT", of: alias)], .objectID(object.entity))
+            return ([object.key, state.dialect.column("Z_ENT", of: alias)], .objectID(object.entity))
         default:
             throw .unsupported("dictionary column '\(keyPath)'", "it is not an attribute or to-one relationship")
         }
@@ -216,19 +216,19 @@ package struct SQLDictionaryQuery {
 
     /// `COUNT`, `SUM`/`TOTAL`, `AVG`, `MIN`, `MAX` as memory computes them.
     private static func aggregate(_ function: String, of value: SQLFragment, _ scalar: SQLScalar,
-                                  name: String) throws(SQLTranslationError) -> (SQLFragment, Output, SQLValueKind) {
+                                  name: String, _ dialect: any SQLDialect) throws(SQLTranslationError) -> (SQLFragment, Output, SQLValueKind) {
         let isDecimal = scalar.attribute?.attributeType == .decimalAttributeType
         switch (function, scalar.kind) {
         case ("count:", _):
             return ("COUNT(" + value + ")", .count, .number(isInteger: true))
         case ("sum:", .number(let isInteger)) where !isDecimal:
             return isInteger ? ("COALESCE(SUM(" + value + "), 0)", .sum(isInteger: true), .number(isInteger: true))
-                : ("TOTAL(" + value + ")", .sum(isInteger: false), .number(isInteger: false))
+                : (dialect.total(value), .sum(isInteger: false), .number(isInteger: false))
         case ("average:", .number) where !isDecimal:
             return ("AVG(" + value + ")", .average, .number(isInteger: false))
         case ("min:", .number), ("max:", .number), ("min:", .date), ("max:", .date), ("min:", .string), ("max:", .string):
             guard let attribute = scalar.attribute else { break }
-            let collated = scalar.kind == .string ? value + " COLLATE " + SQLiteFunctions.compareCollation : value
+            let collated = scalar.kind == .string ? dialect.collate(value, .compare) : value
             return ((function == "min:" ? "MIN(" : "MAX(") + collated + ")", .attribute(attribute), scalar.kind)
         default:
             break

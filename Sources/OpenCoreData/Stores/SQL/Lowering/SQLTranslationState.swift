@@ -9,6 +9,8 @@ import GRDB
 /// subquery whose joins live in a nested scope, so they end up inside that subquery's FROM.
 package struct SQLTranslationState {
     package let schema: SQLiteSchema
+    /// The SQL dialect every fragment is spelled in.
+    package let dialect: any SQLDialect
     /// The fetched entity; its table is aliased `t0`.
     package let entity: NSEntityDescription
     /// The identifier of the store queried, when known: object IDs of other stores match no row.
@@ -33,12 +35,13 @@ package struct SQLTranslationState {
         var aliasesByJoinKey: [String: String] = [:]
     }
 
-    package init(schema: SQLiteSchema, entity: NSEntityDescription, storeIdentifier: String? = nil) {
+    package init(schema: SQLiteSchema, dialect: any SQLDialect, entity: NSEntityDescription, storeIdentifier: String? = nil) {
         self.schema = schema
+        self.dialect = dialect
         self.entity = entity
         self.storeIdentifier = storeIdentifier
         self.evaluatedObject = SQLObjectReference(
-            key: SQLFragment.column("Z_PK", of: Self.rootAlias), entity: entity, alias: Self.rootAlias,
+            key: dialect.column("Z_PK", of: Self.rootAlias), entity: entity, alias: Self.rootAlias,
             joinKey: Self.rootAlias, ownerAlias: Self.rootAlias, isNullable: false)
     }
 
@@ -80,8 +83,8 @@ package struct SQLTranslationState {
             throw .unsupported("entity", "'\(object.entity.name ?? "?")' is not in this store")
         }
         let alias = makeAlias()
-        scopes[index].joins.append("LEFT JOIN " + SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(alias)
-                                   + " ON " + SQLFragment.column("Z_PK", of: alias) + " = " + object.key)
+        scopes[index].joins.append("LEFT JOIN " + dialect.identifier(table.name) + " " + dialect.identifier(alias)
+                                   + " ON " + dialect.column("Z_PK", of: alias) + " = " + object.key)
         scopes[index].aliasesByJoinKey[object.joinKey] = alias
         scopeIDByAlias[alias] = scopeID
         return alias
@@ -132,7 +135,7 @@ package struct SQLTranslationState {
                 guard component == "length", scalar.kind == .string else {
                     throw .unsupported("key path", "'\(component)' of a \(scalar.kind) value in '\(path)'")
                 }
-                current = .scalar(SQLScalar(SQLiteFunctions.call(.utf16Length, [scalar.sql]), kind: .number(isInteger: true), isNullable: scalar.isNullable))
+                current = .scalar(SQLScalar(dialect.call(.utf16Length, [scalar.sql]), kind: .number(isInteger: true), isNullable: scalar.isNullable))
             case .constant(let value):
                 let rest = components[index...].joined(separator: ".")
                 return .constant(KeyValueAccess.value(forKeyPath: rest, of: value))
@@ -153,14 +156,14 @@ package struct SQLTranslationState {
         guard let table = schema.table(for: object.entity), let column = table.valueColumn(for: property) else {
             throw .unsupported("key path", "'\(property.name)' of entity '\(object.entity.name ?? "?")' has no column")
         }
-        let sql = SQLFragment.column(column.name, of: alias)
+        let sql = dialect.column(column.name, of: alias)
         if let attribute = property as? NSAttributeDescription {
             guard let kind = SQLValueKind(attributeType: attribute.attributeType) else {
                 throw .unsupported("key path", "'\(property.name)' is a \(attribute.attributeType.xmlName) attribute; memory compares its decoded value")
             }
             if attribute.attributeType == .floatAttributeType {
                 // Memory reads a float attribute as a Float, whatever double the column holds.
-                return .scalar(SQLScalar(SQLiteFunctions.call(.float, [sql]), kind: kind, attribute: attribute))
+                return .scalar(SQLScalar(dialect.call(.float, [sql]), kind: kind, attribute: attribute))
             }
             return .scalar(SQLScalar(sql, kind: kind, attribute: attribute))
         }
@@ -180,32 +183,32 @@ package struct SQLTranslationState {
             throw .unsupported("key path", "the to-many relationship '\(relationship.name)' has no table in this store")
         }
         let alias = makeAlias()
-        let row = SQLObjectReference(key: SQLFragment.column("Z_PK", of: alias), entity: destination, alias: alias,
+        let row = SQLObjectReference(key: dialect.column("Z_PK", of: alias), entity: destination, alias: alias,
                                      joinKey: alias, ownerAlias: alias, isNullable: false)
-        var from = SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(alias)
+        var from = dialect.identifier(table.name) + " " + dialect.identifier(alias)
         var conditions: [SQLFragment] = []
         var order: [SQLFragment]?
         if let join = schema.joinTable(for: relationship) {
             let access = join.access(for: relationship)
             let joinAlias = makeAlias("j")
-            from = SQLFragment.identifier(join.name) + " " + SQLFragment.identifier(joinAlias) + " JOIN " + from
-                + " ON " + SQLFragment.column("Z_PK", of: alias) + " = " + SQLFragment.column(access.otherColumn, of: joinAlias)
-            conditions.append(SQLFragment.column(access.selfColumn, of: joinAlias) + " = " + owner.key)
+            from = dialect.identifier(join.name) + " " + dialect.identifier(joinAlias) + " JOIN " + from
+                + " ON " + dialect.column("Z_PK", of: alias) + " = " + dialect.column(access.otherColumn, of: joinAlias)
+            conditions.append(dialect.column(access.selfColumn, of: joinAlias) + " = " + owner.key)
             if relationship.isOrdered, let column = access.orderColumn {
-                order = [SQLFragment.column(column, of: joinAlias)]
+                order = [dialect.column(column, of: joinAlias)]
             }
         } else if let inverse = relationship.inverseRelationship, !inverse.isToMany, let fk = table.valueColumn(for: inverse) {
-            conditions.append(SQLFragment.column(fk.name, of: alias) + " = " + owner.key)
+            conditions.append(dialect.column(fk.name, of: alias) + " = " + owner.key)
             if relationship.isOrdered, let position = table.orderColumnByProperty[ObjectIdentifier(inverse)] {
-                order = [SQLFragment.column(table.columns[position].name, of: alias), SQLFragment.column("Z_PK", of: alias)]
+                order = [dialect.column(table.columns[position].name, of: alias), dialect.column("Z_PK", of: alias)]
             }
         } else {
             throw .unsupported("key path", "the to-many relationship '\(relationship.name)' is stored neither in a foreign key nor in a join table")
         }
         if schema.needsEntityFilter(destination, includingSubentities: true) {
             let numbers = schema.entityNumbers(of: destination, includingSubentities: true).map { Int64($0).databaseValue }
-            conditions.append(SQLFragment.column("Z_ENT", of: alias)
-                              + (numbers.count == 1 ? " = " + .parameter(numbers[0]) : " IN " + .parameterList(numbers)))
+            conditions.append(dialect.column("Z_ENT", of: alias)
+                              + (numbers.count == 1 ? " = " + dialect.parameter(numbers[0]) : " IN " + dialect.parameterList(numbers)))
         }
         if relationship.isOrdered && order == nil {
             throw .unsupported("key path", "the ordered relationship '\(relationship.name)' has no order column")
@@ -288,11 +291,11 @@ package struct SQLTranslationState {
         pairs.conditions += destinations.conditions
         pairs.order = nil
         let alias = makeAlias()
-        let row = SQLObjectReference(key: SQLFragment.column("Z_PK", of: alias), entity: destinations.row.entity, alias: alias,
+        let row = SQLObjectReference(key: dialect.column("Z_PK", of: alias), entity: destinations.row.entity, alias: alias,
                                      joinKey: alias, ownerAlias: alias, isNullable: false)
         let flattened = SQLCollection(
-            from: SQLFragment.identifier(table.name) + " " + SQLFragment.identifier(alias),
-            conditions: [SQLFragment.column("Z_PK", of: alias) + " IN (" + pairs.select(destinations.row.key) + ")"],
+            from: dialect.identifier(table.name) + " " + dialect.identifier(alias),
+            conditions: [dialect.column("Z_PK", of: alias) + " IN (" + pairs.select(destinations.row.key) + ")"],
             row: row, element: .rows, nullableOwnerKey: collection.nullableOwnerKey, order: nil, isArray: false,
             ownerAlias: collection.ownerAlias)
         return (flattened, rest[(index + 1)...])
@@ -338,11 +341,11 @@ package struct SQLTranslationState {
                 throw .unsupported("key path", "'\(name)' over the \(scalar.kind) values of '\(path)'")
             }
             return .scalar(name == "@sum"
-                ? aggregate("TOTAL(" + scalar.sql + ")", over: source, kind: .number(isInteger: false), nullable: false)
+                ? aggregate(dialect.total(scalar.sql), over: source, kind: .number(isInteger: false), nullable: false)
                 : aggregate("AVG(" + scalar.sql + ")", over: source, kind: .number(isInteger: false), nullable: true))
         case "@min", "@max":
             let function = name == "@min" ? "MIN(" : "MAX("
-            return .scalar(aggregate(function + SQLiteFunctions.collated(scalar) + ")", over: source, kind: scalar.kind, nullable: true))
+            return .scalar(aggregate(function + dialect.collatedIfText(scalar) + ")", over: source, kind: scalar.kind, nullable: true))
         case "@distinctUnionOfObjects", "@unionOfObjects":
             return .collection(source)
         default:

@@ -7,7 +7,7 @@ enum SQLFunctionLowering {
     static func lower(_ name: String, _ arguments: [ExpressionNode], _ state: inout SQLTranslationState) throws(SQLTranslationError) -> SQLOperand {
         switch name {
         case "random":
-            return .scalar(SQLScalar(SQLiteFunctions.call(.random, []), kind: .number(isInteger: false), isNullable: false))
+            return .scalar(SQLScalar(state.dialect.call(.random, []), kind: .number(isInteger: false), isNullable: false))
         case BuiltinFunction.indexFunction:
             return try index(arguments, &state)
         case BuiltinFunction.castFunction:
@@ -15,7 +15,7 @@ enum SQLFunctionLowering {
         case "noindex:":
             return try arguments[0].lower(&state)
         case "count:", "sum:", "average:", "min:", "max:":
-            return try statistic(name, arguments[0].lower(&state))
+            return try statistic(name, arguments[0].lower(&state), state.dialect)
         default:
             break
         }
@@ -23,12 +23,12 @@ enum SQLFunctionLowering {
         for argument in arguments { lowered.append(try argument.lower(&state)) }
         switch name {
         case "add:to:", "from:subtract:", "multiply:by:", "divide:by:":
-            return try arithmetic(name, lowered[0], lowered[1])
+            return try arithmetic(name, lowered[0], lowered[1], state.dialect)
         default:
-            guard let arity = SQLiteFunctions.builtinFunctions[name], arity == lowered.count else {
+            guard state.dialect.evaluatesBuiltin(name, arity: lowered.count) else {
                 throw .unsupported("\(name)", "the function has no exact SQL equivalent")
             }
-            return try builtin(name, lowered)
+            return try builtin(name, lowered, state.dialect)
         }
     }
 
@@ -37,8 +37,8 @@ enum SQLFunctionLowering {
     /// `+ - * /` in SQL: integers stay integers and overflow into doubles, as in memory;
     /// division is always done on doubles (memory divides `7 / 2` to 3.5) and is NULL by zero.
     /// A date plus or minus a number of seconds is a date. Other operand kinds give nil in memory.
-    private static func arithmetic(_ name: String, _ lhs: SQLOperand, _ rhs: SQLOperand) throws(SQLTranslationError) -> SQLOperand {
-        guard let left = value(lhs, function: name), let right = value(rhs, function: name) else { return .constant(nil) }
+    private static func arithmetic(_ name: String, _ lhs: SQLOperand, _ rhs: SQLOperand, _ dialect: any SQLDialect) throws(SQLTranslationError) -> SQLOperand {
+        guard let left = value(lhs, dialect), let right = value(rhs, dialect) else { return .constant(nil) }
         let kind: SQLValueKind
         switch (left.kind, right.kind) {
         case (.number(let leftInteger), .number(let rightInteger)):
@@ -53,18 +53,18 @@ enum SQLFunctionLowering {
         case "add:to:": return .scalar(SQLScalar("(" + left.sql + " + " + right.sql + ")", kind: kind, isNullable: nullable))
         case "from:subtract:": return .scalar(SQLScalar("(" + left.sql + " - " + right.sql + ")", kind: kind, isNullable: nullable))
         case "multiply:by:": return .scalar(SQLScalar("(" + left.sql + " * " + right.sql + ")", kind: kind, isNullable: nullable))
-        default: return .scalar(SQLScalar("(CAST(" + left.sql + " AS REAL) / " + right.sql + ")", kind: kind, isNullable: true))
+        default: return .scalar(SQLScalar("(" + dialect.castToReal(left.sql) + " / " + right.sql + ")", kind: kind, isNullable: true))
         }
     }
 
     /// An argument as a SQL value: bound when constant (nil when it is no number, string or date).
-    private static func value(_ operand: SQLOperand, function: String) -> SQLScalar? {
+    private static func value(_ operand: SQLOperand, _ dialect: any SQLDialect) -> SQLScalar? {
         switch operand {
         case .scalar(let scalar):
             return scalar
         case .constant(let raw):
             guard case .value(let kind, let databaseValue) = SQLConstant.classify(raw) else { return nil }
-            return SQLScalar(SQLConstant.parameter(databaseValue), kind: kind, isNullable: false)
+            return SQLScalar(dialect.parameter(databaseValue), kind: kind, isNullable: false)
         case .object, .collection, .list:
             return nil
         }
@@ -74,11 +74,11 @@ enum SQLFunctionLowering {
 
     /// `abs:`, `sqrt:`, `lowercase:`, … evaluated by `FunctionEvaluator` itself in a registered
     /// function; an argument memory would not accept (a date for `sqrt:`) gives nil.
-    private static func builtin(_ name: String, _ arguments: [SQLOperand]) throws(SQLTranslationError) -> SQLOperand {
+    private static func builtin(_ name: String, _ arguments: [SQLOperand], _ dialect: any SQLDialect) throws(SQLTranslationError) -> SQLOperand {
         let wantsString = name == "lowercase:" || name == "uppercase:"
         var sql: [SQLFragment] = []
         for argument in arguments {
-            guard let scalar = value(argument, function: name) else { return .constant(nil) }
+            guard let scalar = value(argument, dialect) else { return .constant(nil) }
             switch scalar.kind {
             case .string where wantsString: break
             case .number where !wantsString: break
@@ -86,7 +86,7 @@ enum SQLFunctionLowering {
             }
             sql.append(scalar.sql)
         }
-        let call = SQLFragment(SQLiteFunctions.sqlName(ofBuiltin: name)) + "(" + sql.joined(separator: ", ") + ")"
+        let call = dialect.call(.builtin(name), sql)
         return .scalar(SQLScalar(call, kind: wantsString ? .string : .number(isInteger: false)))
     }
 
@@ -94,7 +94,7 @@ enum SQLFunctionLowering {
 
     /// `count:`, `sum:`, `average:`, `min:`, `max:` over a to-many key path. Memory sees the
     /// key path's value: the related objects, or a set of distinct non-nil values.
-    private static func statistic(_ name: String, _ operand: SQLOperand) throws(SQLTranslationError) -> SQLOperand {
+    private static func statistic(_ name: String, _ operand: SQLOperand, _ dialect: any SQLDialect) throws(SQLTranslationError) -> SQLOperand {
         guard case .collection(let collection) = operand else {
             throw .unsupported(name, "its argument is not a to-many key path")
         }
@@ -103,12 +103,12 @@ enum SQLFunctionLowering {
         case ("count:", .rows):
             return .scalar(aggregateOrZero(SQLFragment("COUNT(*)"), collection, kind: .number(isInteger: true)))
         case ("count:", .value(let scalar, _)):
-            let counted = collection.isArray ? SQLFragment("COUNT(*)") : "COUNT(DISTINCT " + SQLiteFunctions.collated(scalar) + ")"
+            let counted = collection.isArray ? SQLFragment("COUNT(*)") : "COUNT(DISTINCT " + dialect.collatedIfText(scalar) + ")"
             return .scalar(aggregateOrZero(counted, collection, kind: .number(isInteger: true)))
         case ("sum:", .value(let scalar, _)), ("average:", .value(let scalar, _)):
             guard case .number = scalar.kind else { throw .unsupported(name, "over \(scalar.kind) values") }
             if name == "sum:" {
-                return .scalar(aggregateOrZero("TOTAL(" + distinct + scalar.sql + ")", collection, kind: .number(isInteger: false)))
+                return .scalar(aggregateOrZero(dialect.total(distinct + scalar.sql), collection, kind: .number(isInteger: false)))
             }
             let sql = "(" + collection.select("AVG(" + distinct + scalar.sql + ")") + ")"
             return .scalar(SQLScalar(sql, kind: .number(isInteger: false)))
@@ -173,7 +173,7 @@ enum SQLFunctionLowering {
         }
         var ordered = collection
         ordered.order = terms
-        let key = "(" + ordered.select(collection.row.key, ordered: true) + " LIMIT 1 OFFSET " + SQLFragment.parameter(offset.databaseValue) + ")"
+        let key = "(" + ordered.select(collection.row.key, ordered: true) + state.dialect.pagingClause(limit: 1, offset: Int(offset)) + ")"
         let alias = state.makeAlias("e")
         return .object(SQLObjectReference(key: key, entity: collection.row.entity, alias: nil, joinKey: alias,
                                           ownerAlias: collection.ownerAlias, isNullable: true))
@@ -200,7 +200,7 @@ enum SQLFunctionLowering {
             scalar.kind = .date
             return .scalar(scalar)
         case ("NSString", .number(isInteger: true)):
-            return .scalar(SQLScalar(SQLiteFunctions.call(.integerString, [scalar.sql]), kind: .string, isNullable: scalar.isNullable))
+            return .scalar(SQLScalar(state.dialect.call(.integerString, [scalar.sql]), kind: .string, isNullable: scalar.isNullable))
         default:
             throw .unsupported("CAST", "of a \(scalar.kind) value to \(typeName)")
         }
@@ -235,8 +235,8 @@ enum SQLFunctionLowering {
         for join in joins { collection.from.append(" " + join) }
         switch condition {
         case .constant(true): break
-        case .constant(false): collection.conditions.append(SQLFragment("FALSE"))
-        default: collection.conditions.append(condition.fragment)
+        case .constant(false): collection.conditions.append(state.dialect.boolean(false))
+        default: collection.conditions.append(condition.fragment(in: state.dialect))
         }
         // The result is an array: keys read from it keep nils.
         collection.isArray = true
@@ -259,7 +259,7 @@ enum SQLFunctionLowering {
                 nullable = true
                 continue
             }
-            guard let scalar = value(branch, function: "TERNARY") ?? branch.scalar else {
+            guard let scalar = value(branch, state.dialect) ?? branch.scalar else {
                 throw .unsupported("TERNARY", "a branch is not a single value")
             }
             switch (kind, scalar.kind) {
@@ -272,7 +272,7 @@ enum SQLFunctionLowering {
             sql.append(scalar.sql)
         }
         guard let kind else { return .constant(nil) }
-        return .scalar(SQLScalar("CASE WHEN " + condition.fragment + " THEN " + sql[0] + " ELSE " + sql[1] + " END",
+        return .scalar(SQLScalar("CASE WHEN " + condition.fragment(in: state.dialect) + " THEN " + sql[0] + " ELSE " + sql[1] + " END",
                                  kind: kind, isNullable: nullable))
     }
 }

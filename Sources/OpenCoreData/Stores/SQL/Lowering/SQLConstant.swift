@@ -53,13 +53,4 @@ package enum SQLConstant {
         if let elements = PredicateValue.elements(value) { return .collection(elements.values.map { PredicateValue.unwrap($0) }) }
         return .opaque
     }
-
-    /// A bound parameter for a value, as `SQLFragment`; an empty BLOB binds as `zeroblob(0)`
-    /// because binding zero bytes binds NULL.
-    package static func parameter(_ value: DatabaseValue) -> SQLFragment {
-        if case .blob(let data) = value.storage, data.isEmpty {
-            return "zeroblob(" + SQLFragment.parameter(0.databaseValue) + ")"
-        }
-        return .parameter(value)
-    }
 }

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// In memory a predicate is true or false; in SQL a comparison with NULL is NULL, and `NOT NULL`
 /// is NULL again, so `NOT (x == 1)` would drop the rows where `x` is NULL that memory keeps.
-/// A leaf that may be NULL is therefore negated as `(leaf) IS NOT 1` unless it knows an exact
+/// A leaf that may be NULL is therefore negated as `(leaf) IS NOT TRUE` (the dialect spells it) unless it knows an exact
 /// negated form (`x IS NOT ?` for `x = ?`); AND and OR are negated with De Morgan's laws, which
 /// hold because every negated leaf is true or false. Positive NULLs are harmless: WHERE, CASE
 /// WHEN, AND and OR all treat NULL like false there.
@@ -61,21 +61,21 @@ package indirect enum SQLCondition {
         return kept.count == 1 ? kept[0] : .or(kept)
     }
 
-    /// The two-valued negation.
-    package var negated: SQLCondition {
+    /// The two-valued negation (`IS NOT TRUE` spelled by the dialect).
+    package func negated(in dialect: any SQLDialect) -> SQLCondition {
         switch self {
         case .constant(let value):
             return .constant(!value)
         case .and(let children):
-            return .any(children.map(\.negated))
+            return .any(children.map { $0.negated(in: dialect) })
         case .or(let children):
-            return .all(children.map(\.negated))
+            return .all(children.map { $0.negated(in: dialect) })
         case .atom(let atom):
             if let negated = atom.negated {
                 return .sql(negated, nullable: atom.negatedIsNullable, negated: atom.sql, negatedNullable: atom.isNullable)
             }
             if atom.isNullable {
-                return .sql("(" + atom.sql + ") IS NOT 1", nullable: false, negated: atom.sql, negatedNullable: true)
+                return .sql(dialect.isNotTrue(atom.sql), nullable: false, negated: atom.sql, negatedNullable: true)
             }
             return .sql("NOT (" + atom.sql + ")", nullable: false, negated: atom.sql, negatedNullable: false)
         }
@@ -91,16 +91,16 @@ package indirect enum SQLCondition {
     }
 
     /// The SQL text.
-    package var fragment: SQLFragment {
+    package func fragment(in dialect: any SQLDialect) -> SQLFragment {
         switch self {
         case .constant(let value):
-            return SQLFragment(value ? "TRUE" : "FALSE")
+            return dialect.boolean(value)
         case .atom(let atom):
             return atom.sql
         case .and(let children):
-            return Self.balanced(children.map(\.parenthesized)[...], separator: " AND ")
+            return Self.balanced(children.map { $0.parenthesized(in: dialect) }[...], separator: " AND ")
         case .or(let children):
-            return Self.balanced(children.map(\.parenthesized)[...], separator: " OR ")
+            return Self.balanced(children.map { $0.parenthesized(in: dialect) }[...], separator: " OR ")
         }
     }
 
@@ -118,10 +118,10 @@ package indirect enum SQLCondition {
     }
 
     /// The SQL text, in parentheses when it is a compound.
-    private var parenthesized: SQLFragment {
+    private func parenthesized(in dialect: any SQLDialect) -> SQLFragment {
         switch self {
-        case .and, .or: "(" + fragment + ")"
-        case .constant, .atom: fragment
+        case .and, .or: "(" + fragment(in: dialect) + ")"
+        case .constant, .atom: fragment(in: dialect)
         }
     }
 }

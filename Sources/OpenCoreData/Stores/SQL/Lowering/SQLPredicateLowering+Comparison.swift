@@ -28,7 +28,7 @@ extension ComparisonNode: SQLLowerable {
         switch lhs {
         case .collection(let collection):
             let condition = try compare(collection.elementOperand, rhs, &state)
-            return all ? collection.allSatisfy(condition) : collection.contains(condition)
+            return all ? collection.allSatisfy(condition, state.dialect) : collection.contains(condition, state.dialect)
         case .constant(let value):
             guard let elements = PredicateValue.elements(value)?.values else { return .constant(false) }
             var conditions: [SQLCondition] = []
@@ -51,18 +51,18 @@ extension ComparisonNode: SQLLowerable {
         case .in:
             return try membership(of: lhs, in: rhs, &state)
         case .contains:
-            if isText(lhs) { return try stringTest(.contains, lhs, rhs) }
+            if isText(lhs) { return try stringTest(.contains, lhs, rhs, state.dialect) }
             return try membership(of: rhs, in: lhs, &state)
         case .between:
             return try between(lhs, rhs, &state)
         case .beginsWith:
-            return try stringTest(.beginsWith, lhs, rhs)
+            return try stringTest(.beginsWith, lhs, rhs, state.dialect)
         case .endsWith:
-            return try stringTest(.endsWith, lhs, rhs)
+            return try stringTest(.endsWith, lhs, rhs, state.dialect)
         case .like:
-            return try stringTest(.like, lhs, rhs)
+            return try stringTest(.like, lhs, rhs, state.dialect)
         case .matches:
-            return try stringTest(.matches, lhs, rhs)
+            return try stringTest(.matches, lhs, rhs, state.dialect)
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             return try compare(side(lhs), side(rhs), operatorType, &state)
         case .customSelector:
@@ -110,12 +110,13 @@ extension ComparisonNode: SQLLowerable {
         case (.constant(let value), .sql(let scalar)):
             return compare(scalar, to: value, op.mirrored, state)
         case (.sql(let left), .sql(let right)):
-            return compare(left, right, op)
+            return compare(left, right, op, state.dialect)
         }
     }
 
     /// A SQL value against a constant.
     private func compare(_ scalar: SQLScalar, to value: Any?, _ op: NSComparisonPredicate.Operator, _ state: SQLTranslationState) -> SQLCondition {
+        let dialect = state.dialect
         let equality = op == .equalTo || op == .notEqualTo
         func never() -> SQLCondition { .constant(op == .notEqualTo) }
         switch SQLConstant.classify(value) {
@@ -123,59 +124,61 @@ extension ComparisonNode: SQLLowerable {
             guard equality else { return .constant(false) }
             guard scalar.isNullable else { return never() }
             let isNull = SQLCondition.sql(scalar.sql + " IS NULL", nullable: false, negated: scalar.sql + " IS NOT NULL")
-            return op == .equalTo ? isNull : isNull.negated
+            return op == .equalTo ? isNull : isNull.negated(in: dialect)
         case .collection, .opaque:
             return never()
         case .objectID(let id):
             guard equality, case .object(let root) = scalar.kind, let key = state.primaryKey(of: id, root: root) else { return never() }
-            return equal(scalar.sql, SQLFragment.parameter(key.databaseValue), nullable: scalar.isNullable, op)
+            return equal(scalar.sql, dialect.parameter(key.databaseValue), nullable: scalar.isNullable, op, dialect)
         case .value(let kind, let databaseValue):
             guard scalar.kind.isComparable(with: kind), !isObject(kind) else { return never() }
-            var left = scalar.sql, right = SQLConstant.parameter(databaseValue)
+            var left = scalar.sql, right = dialect.parameter(databaseValue)
             if let folding = folding(for: scalar.kind), let text = PredicateValue.string(value) {
-                left = SQLiteFunctions.call(.fold, [left, .parameter(Int64(folding.rawValue).databaseValue)])
-                right = .parameter(StringMatching.fold(text, folding).databaseValue)
-                if !equality || !SQLiteFunctions.isBinarySafe(StringMatching.fold(text, folding)) { right = collated(right) }
-            } else if scalar.kind.isText, !equality || !SQLiteFunctions.isBinarySafe(databaseValue) {
-                right = collated(right)
+                let folded = StringMatching.fold(text, folding).databaseValue
+                left = dialect.call(.fold, [left, dialect.parameter(Int64(folding.rawValue).databaseValue)])
+                right = dialect.parameter(folded)
+                if !equality || !dialect.plainEqualityMatchesMemory(folded) { right = dialect.collate(right, .compare) }
+            } else if scalar.kind.isText, !equality || !dialect.plainEqualityMatchesMemory(databaseValue) {
+                right = dialect.collate(right, .compare)
             }
-            if equality { return equal(left, right, nullable: scalar.isNullable, op) }
+            if equality { return equal(left, right, nullable: scalar.isNullable, op, dialect) }
             return .sql(left + " " + op.sqlSymbol + " " + right, nullable: scalar.isNullable)
         }
     }
 
     /// Two SQL values.
-    private func compare(_ lhs: SQLScalar, _ rhs: SQLScalar, _ op: NSComparisonPredicate.Operator) -> SQLCondition {
+    private func compare(_ lhs: SQLScalar, _ rhs: SQLScalar, _ op: NSComparisonPredicate.Operator, _ dialect: any SQLDialect) -> SQLCondition {
         let equality = op == .equalTo || op == .notEqualTo
         guard lhs.kind.isComparable(with: rhs.kind), lhs.kind == rhs.kind || !isObject(lhs.kind) else {
             // Different kinds: only nil equals nil.
             guard equality, lhs.isNullable, rhs.isNullable else { return .constant(op == .notEqualTo) }
             let bothNull = SQLCondition.sql("(" + lhs.sql + " IS NULL AND " + rhs.sql + " IS NULL)", nullable: false)
-            return op == .equalTo ? bothNull : bothNull.negated
+            return op == .equalTo ? bothNull : bothNull.negated(in: dialect)
         }
         if !equality && isObject(lhs.kind) { return .constant(false) }
         var left = lhs.sql, right = rhs.sql
         if let folding = folding(for: lhs.kind) {
-            let options = SQLFragment.parameter(Int64(folding.rawValue).databaseValue)
-            left = SQLiteFunctions.call(.fold, [left, options])
-            right = SQLiteFunctions.call(.fold, [right, options])
+            let options = dialect.parameter(Int64(folding.rawValue).databaseValue)
+            left = dialect.call(.fold, [left, options])
+            right = dialect.call(.fold, [right, options])
         }
-        if lhs.kind.isText { right = collated(right) }
+        if lhs.kind.isText { right = dialect.collate(right, .compare) }
         guard equality else {
             return .sql(left + " " + op.sqlSymbol + " " + right, nullable: lhs.isNullable || rhs.isNullable)
         }
         if !lhs.isNullable && !rhs.isNullable {
             let condition = SQLCondition.sql(left + " = " + right, nullable: false, negated: left + " <> " + right)
-            return op == .equalTo ? condition : condition.negated
+            return op == .equalTo ? condition : condition.negated(in: dialect)
         }
-        let condition = SQLCondition.sql(left + " IS " + right, nullable: false, negated: left + " IS NOT " + right)
-        return op == .equalTo ? condition : condition.negated
+        let condition = SQLCondition.sql(dialect.isNotDistinct(left, right), nullable: false, negated: dialect.isDistinct(left, right))
+        return op == .equalTo ? condition : condition.negated(in: dialect)
     }
 
     /// `a = b` (NULL when `a` is NULL, which WHERE treats as false) negated as `a IS NOT b`.
-    private func equal(_ left: SQLFragment, _ right: SQLFragment, nullable: Bool, _ op: NSComparisonPredicate.Operator) -> SQLCondition {
-        let condition = SQLCondition.sql(left + " = " + right, nullable: nullable, negated: left + " IS NOT " + right)
-        return op == .equalTo ? condition : condition.negated
+    private func equal(_ left: SQLFragment, _ right: SQLFragment, nullable: Bool, _ op: NSComparisonPredicate.Operator,
+                       _ dialect: any SQLDialect) -> SQLCondition {
+        let condition = SQLCondition.sql(left + " = " + right, nullable: nullable, negated: dialect.isDistinct(left, right))
+        return op == .equalTo ? condition : condition.negated(in: dialect)
     }
 
     /// The `[c]`/`[d]` folding strings of this kind get, if any (`[n]` folds nothing).
@@ -183,10 +186,6 @@ extension ComparisonNode: SQLLowerable {
         guard kind == .string, !options.contains(.normalized) else { return nil }
         let folding = options.intersection([.caseInsensitive, .diacriticInsensitive])
         return folding.isEmpty ? nil : folding
-    }
-
-    private func collated(_ fragment: SQLFragment) -> SQLFragment {
-        fragment + " COLLATE " + SQLiteFunctions.compareCollation
     }
 
     private func isObject(_ kind: SQLValueKind) -> Bool {
@@ -201,7 +200,7 @@ extension ComparisonNode: SQLLowerable {
         switch container {
         case .constant(let raw):
             let value = PredicateValue.unwrap(raw)
-            if PredicateValue.string(value) != nil { return try stringTest(.contains, container, element) }
+            if PredicateValue.string(value) != nil { return try stringTest(.contains, container, element, state.dialect) }
             if let elements = PredicateValue.elements(value) {
                 return try equalsAny(side(element), elements.values.map { PredicateValue.unwrap($0) }, state)
             }
@@ -210,7 +209,7 @@ extension ComparisonNode: SQLLowerable {
             }
             return .constant(false)
         case .scalar(let scalar):
-            return scalar.kind == .string ? try stringTest(.contains, container, element) : .constant(false)
+            return scalar.kind == .string ? try stringTest(.contains, container, element, state.dialect) : .constant(false)
         case .object:
             return .constant(false)
         case .list(let operands):
@@ -221,7 +220,7 @@ extension ComparisonNode: SQLLowerable {
         case .collection(let collection):
             let target = try side(element)
             let condition = try compare(side(collection.elementOperand), target, .equalTo, &state)
-            return collection.contains(condition)
+            return collection.contains(condition, state.dialect)
         }
     }
 
@@ -256,13 +255,14 @@ extension ComparisonNode: SQLLowerable {
         var conditions: [SQLCondition] = []
         if !parameters.isEmpty {
             var left = scalar.sql
-            if let folding { left = SQLiteFunctions.call(.fold, [left, .parameter(Int64(folding.rawValue).databaseValue)]) }
-            if scalar.kind.isText, !parameters.allSatisfy(SQLiteFunctions.isBinarySafe) { left = collated(left) }
+            let dialect = state.dialect
+            if let folding { left = dialect.call(.fold, [left, dialect.parameter(Int64(folding.rawValue).databaseValue)]) }
+            if scalar.kind.isText, !parameters.allSatisfy(dialect.plainEqualityMatchesMemory) { left = dialect.collate(left, .compare) }
             if parameters.count == 1 {
-                let right = SQLConstant.parameter(parameters[0])
-                conditions.append(.sql(left + " = " + right, nullable: scalar.isNullable, negated: left + " IS NOT " + right))
+                let right = dialect.parameter(parameters[0])
+                conditions.append(.sql(left + " = " + right, nullable: scalar.isNullable, negated: dialect.isDistinct(left, right)))
             } else {
-                let list = SQLFragment("(") + parameters.map(SQLConstant.parameter).joined(separator: ", ") + ")"
+                let list = dialect.parameterList(parameters)
                 conditions.append(.sql(left + " IN " + list, nullable: scalar.isNullable))
             }
         }
@@ -295,7 +295,7 @@ extension ComparisonNode: SQLLowerable {
            case .value(let lowerKind, let lowerValue) = SQLConstant.classify(lower), lowerKind.isComparable(with: scalar.kind),
            case .value(let upperKind, let upperValue) = SQLConstant.classify(upper), upperKind.isComparable(with: scalar.kind),
            !isObject(scalar.kind) {
-            return .sql(scalar.sql + " BETWEEN " + SQLConstant.parameter(lowerValue) + " AND " + SQLConstant.parameter(upperValue),
+            return .sql(scalar.sql + " BETWEEN " + state.dialect.parameter(lowerValue) + " AND " + state.dialect.parameter(upperValue),
                         nullable: scalar.isNullable)
         }
         return .all([try compare(value, bounds[0], .greaterThanOrEqualTo, &state),
@@ -306,14 +306,15 @@ extension ComparisonNode: SQLLowerable {
 
     /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` (substring), `LIKE`, `MATCHES` through the registered
     /// functions, which call `StringMatching`; false unless both sides are strings.
-    private func stringTest(_ function: SQLiteFunctions.Name, _ subject: SQLOperand, _ other: SQLOperand) throws(SQLTranslationError) -> SQLCondition {
+    private func stringTest(_ function: SQLFunction, _ subject: SQLOperand, _ other: SQLOperand,
+                            _ dialect: any SQLDialect) throws(SQLTranslationError) -> SQLCondition {
         var arguments: [SQLFragment] = []
         var constants: [Any?] = []
         for operand in [subject, other] {
             switch operand {
             case .constant(let raw):
                 guard let text = PredicateValue.string(PredicateValue.unwrap(raw)) else { return .constant(false) }
-                arguments.append(.parameter(text.databaseValue))
+                arguments.append(dialect.parameter(text.databaseValue))
                 constants.append(text)
             case .scalar(let scalar):
                 guard scalar.kind == .string else { return .constant(false) }
@@ -327,8 +328,8 @@ extension ComparisonNode: SQLLowerable {
             node.operatorType = function == .contains ? .contains : operatorType
             return .constant(PredicateEvaluator.compare(constants[0], constants[1], node))
         }
-        arguments.append(.parameter(Int64(options.rawValue).databaseValue))
-        return .sql(SQLiteFunctions.call(function, arguments), nullable: false)
+        arguments.append(dialect.parameter(Int64(options.rawValue).databaseValue))
+        return .sql(dialect.call(function, arguments), nullable: false)
     }
 }
 
@@ -368,17 +369,17 @@ extension SQLCollection {
     }
 
     /// `EXISTS (…)`: some element satisfies the condition.
-    package func contains(_ condition: SQLCondition) -> SQLCondition {
+    package func contains(_ condition: SQLCondition, _ dialect: any SQLDialect) -> SQLCondition {
         if case .constant(false) = condition { return .constant(false) }
-        let extra: [SQLFragment] = (condition.isAlwaysTrue ? [] : [condition.fragment])
+        let extra: [SQLFragment] = (condition.isAlwaysTrue ? [] : [condition.fragment(in: dialect)])
         let subquery = "(" + select(SQLFragment("1"), where: extra) + ")"
         return .sql("EXISTS " + subquery, nullable: false, negated: "NOT EXISTS " + subquery)
     }
 
     /// `NOT EXISTS (… NOT condition)`: every element satisfies the condition; false when the
     /// collection itself is nil (memory's `ALL` needs a collection).
-    package func allSatisfy(_ condition: SQLCondition) -> SQLCondition {
-        let none = contains(condition.negated).negated
+    package func allSatisfy(_ condition: SQLCondition, _ dialect: any SQLDialect) -> SQLCondition {
+        let none = contains(condition.negated(in: dialect), dialect).negated(in: dialect)
         guard let owner = nullableOwnerKey else { return none }
         return .all([.sql(owner + " IS NOT NULL", nullable: false, negated: owner + " IS NULL"), none])
     }

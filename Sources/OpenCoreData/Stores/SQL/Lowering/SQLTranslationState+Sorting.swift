@@ -17,8 +17,8 @@ extension SQLTranslationState {
         }
         var term = scalar.sql
         switch scalar.kind {
-        case .string: term.append(" COLLATE " + SQLiteFunctions.collation(forSelector: sortKey.selector))
-        case .url: term.append(" COLLATE " + SQLiteFunctions.compareCollation)  // memory compares URLs as strings with <
+        case .string: term = dialect.collate(term, .sortSelector(sortKey.selector))
+        case .url: term = dialect.collate(term, .compare)  // memory compares URLs as strings with <
         default: break
         }
         return term + (sortKey.ascending ? " ASC" : " DESC")

@@ -35,7 +35,7 @@ extension PredicateNode: SQLLowerable {
         case .compound(.not, let children):
             // Memory negates the first operand only (and an empty NOT is false).
             guard let child = children.first else { return .constant(false) }
-            return try child.lower(&state).negated
+            return try child.lower(&state).negated(in: state.dialect)
         case .comparison(let comparison):
             return try comparison.lower(&state)
         }
@@ -168,6 +168,6 @@ extension SQLTranslationState {
         }
         let condition = try predicate.node.lower(&self)
         if case .constant(true) = condition { return nil }
-        return condition.fragment
+        return condition.fragment(in: dialect)
     }
 }

@@ -44,11 +44,6 @@ package enum SQLiteFunctions {
         }
     }
 
-    /// A call to a registered function.
-    package static func call(_ name: Name, _ arguments: [SQLFragment]) -> SQLFragment {
-        name.rawValue + "(" + arguments.joined(separator: ", ") + ")"
-    }
-
     /// `NSExpression` functions evaluated in SQL by `FunctionEvaluator` itself, by selector.
     package static let builtinFunctions: [String: Int] = [
         "abs:": 1, "sqrt:": 1, "log:": 1, "ln:": 1, "exp:": 1, "ceiling:": 1, "floor:": 1, "trunc:": 1,
@@ -82,11 +77,6 @@ package enum SQLiteFunctions {
 
     private static let selectors = ["compare:", "caseInsensitiveCompare:", "localizedCompare:",
                                     "localizedCaseInsensitiveCompare:", "localizedStandardCompare:"]
-
-    /// A text value with the `OCD_COMPARE` collation; other values unchanged.
-    package static func collated(_ scalar: SQLScalar) -> SQLFragment {
-        scalar.kind.isText ? scalar.sql + " COLLATE " + compareCollation : scalar.sql
-    }
 
     /// Whether BINARY equality with this string is exactly Swift's `==`: true for ASCII strings
     /// without the three ASCII characters that a non-ASCII character decomposes to canonically
