@@ -14,6 +14,8 @@ struct LayerCheck {
         let folder: String
         let forbidden: [String]
         var identifiers: [String] = []
+        /// Names the rule lets through for now: known debts, listed so no new one slips in.
+        var allowed: Set<String> = []
         let reason: String
     }
 
@@ -37,6 +39,12 @@ struct LayerCheck {
              reason: "the object graph reaches a store only through the coordinator"),
         Rule(folder: "StoreInterface", forbidden: ["Stores"],
              reason: "the seam is the contract; it names no particular store"),
+        // Debt (issue #15 note): the lowering still reads the schema, value encoding and row
+        // decoder from Stores/SQLite; they are Apple's layout, which a PostgreSQL store shares,
+        // and belong in Stores/SQL once they no longer open SQLite connections themselves.
+        Rule(folder: "Stores/SQL", forbidden: ["Stores/SQLite", "Stores/InMemory"],
+             allowed: ["SQLiteSchema", "SQLiteTable", "SQLiteValueCoding", "SQLiteRowDecoder"],
+             reason: "the SQL layer is dialect-independent: SQLite specifics come through the SQLDialect parameter"),
         Rule(folder: "Predicate", forbidden: ["Stores"],
              reason: "predicates are evaluated and lowered without knowing a store"),
     ]
@@ -82,6 +90,7 @@ struct LayerCheck {
             for folder in rule.forbidden { names.formUnion(declaredTypes(in: folder)) }
             // A name the folder declares itself (such as a nested type of the same name) is its own.
             names.subtract(declaredTypes(in: rule.folder, nested: true))
+            names.subtract(rule.allowed)
             guard !names.isEmpty else { continue }
             for (path, text) in files(in: rule.folder) {
                 for (number, line) in Self.code(text).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
