@@ -19,14 +19,18 @@ enum CustomStoreValues {
     }
 
     /// The destinations a relationship value names: an ID, `NSNull`/nil, or a collection of IDs
-    /// (or of managed objects, whose IDs are taken).
+    /// (or of managed objects or atomic-store cache nodes, whose IDs are taken).
     static func objectIDs(in value: Any?, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
         guard let value, !(value is NSNull) else { return [] }
         if let id = value as? NSManagedObjectID { return [id] }
         if let object = value as? NSManagedObject { return [object.objectID] }
+        if let node = value as? NSAtomicStoreCacheNode { return [node.objectID] }
         let elements: [Any]
         if let array = value as? [Any] {
             elements = array
+        } else if let set = value as? Set<NSAtomicStoreCacheNode> {
+            // A set has no order: in the order the IDs were made, as stores list rows.
+            elements = set.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
         } else if let set = value as? Set<NSManagedObjectID> {
             elements = Array(set)
         } else if let set = value as? Set<NSManagedObject> {
@@ -44,6 +48,7 @@ enum CustomStoreValues {
         return try elements.map { element in
             if let id = element as? NSManagedObjectID { return id }
             if let object = element as? NSManagedObject { return object.objectID }
+            if let node = element as? NSAtomicStoreCacheNode { return node.objectID }
             throw CoreDataError.make(NSPersistentStoreOperationError,
                                      "The store gave \(type(of: element)) among the destinations of relationship '\(relationship.name)'.")
         }

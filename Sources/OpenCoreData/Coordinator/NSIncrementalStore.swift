@@ -12,7 +12,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`, restated from `NSPersistentStore`: the class adds only `references`,
 /// which is `Sendable`. Subclasses restate it too and keep their own state behind a lock.
-open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
+open class NSIncrementalStore: NSPersistentStore, ReferenceObjectStore, @unchecked Sendable {
     /// The reference objects behind this store's object IDs.
     package let references = ReferenceObjectTable()
 
@@ -73,40 +73,24 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     /// The same entity and reference always give equal IDs; the ID's URI is
     /// `x-coredata://<store UUID>/<Entity>/p<reference>`.
     public func newObjectID(for entity: NSEntityDescription, referenceObject data: Any) -> NSManagedObjectID {
-        // The coordinator's frozen entity, so the ID matches those the context makes.
-        let entity = entity.name.flatMap { persistentStoreCoordinator?.managedObjectModel.entitiesByName[$0] } ?? entity
-        let root = entity.rootEntity
-        return NSManagedObjectID(entity: entity, root: root, primaryKey: references.key(for: data, root: root), handle: handle)
+        makeObjectID(for: entity, reference: data)
     }
 
     /// The reference object an object ID of this store was made with.
     ///
     /// Passing an ID of another store, or a temporary ID, is a programmer error (Apple raises).
     public func referenceObject(for objectID: NSManagedObjectID) -> Any {
-        if !objectID.isTemporaryID {
-            if objectID.storeHandle === handle, let reference = references.reference(for: objectID.primaryKey) { return reference }
-            // An ID from another coordinator's instance of this store (same UUID) names the same record.
-            if let other = objectID.persistentStore as? NSIncrementalStore, other !== self, other.identifier == identifier,
-               let reference = other.references.reference(for: objectID.primaryKey) {
-                return reference
-            }
-        }
-        CoreDataError.programmerError("referenceObject(for:): \(objectID) is not an object ID of the store \(type) \(identifier ?? "").")
+        reference(of: objectID, method: "referenceObject(for:)")
     }
 
     // MARK: - URIs
 
     package override func uriReferenceComponent(for objectID: NSManagedObjectID) -> String? {
-        references.reference(for: objectID.primaryKey).map { "\($0)" }
+        referenceURIComponent(for: objectID)
     }
 
     package override func objectID(forURIReference component: String, entity: NSEntityDescription) -> NSManagedObjectID? {
-        if let key = references.existingKey(text: component, root: entity.rootEntity) {
-            return NSManagedObjectID(entity: entity, primaryKey: key, handle: handle)
-        }
-        // A reference not named yet in this process: numbers come back as numbers.
-        let reference: Any = Int64(component).map { $0 as Any } ?? component
-        return newObjectID(for: entity, referenceObject: reference)
+        objectID(forReferenceURIComponent: component, entity: entity)
     }
 
     private func notOverridden(_ method: String) -> NSError {

@@ -57,6 +57,15 @@ extension NSPersistentStoreCoordinator {
                                      userInfo: [NSURLErrorKey: storeURL])
         }
         store.identifier = uuid
+        // Apple: an atomic store's `load()` is called when it is added, after its metadata.
+        if let atomic = store as? NSAtomicStore {
+            do {
+                try atomic.load()
+            } catch {
+                store.persistentStoreCoordinator = nil
+                throw error
+            }
+        }
         // The metadata the store loaded is not a change to write back.
         if let pending = store.pendingMetadata() { store.metadataWasSaved(generation: pending.generation) }
         return store
@@ -70,7 +79,7 @@ extension NSPersistentStoreCoordinator {
     /// objects); nil when every entity's store numbers rows by primary key, the usual case.
     func customStorePermanentIDs(for entities: [NSEntityDescription], in chosenStore: NSPersistentStore?) throws -> [NSManagedObjectID]? {
         let candidates = chosenStore.map { [$0] } ?? persistentStores
-        guard candidates.contains(where: { $0 is NSIncrementalStore }) else { return nil }
+        guard candidates.contains(where: { $0 is any ReferenceObjectStore }) else { return nil }
         var groups: [ObjectIdentifier: (store: NSPersistentStore, indices: [Int])] = [:]
         for (index, entity) in entities.enumerated() {
             guard let store = stores(for: entity.rootEntity, affectedStores: chosenStore.map { [$0] }).first else {

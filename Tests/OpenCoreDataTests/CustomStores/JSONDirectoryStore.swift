@@ -87,7 +87,7 @@ final class JSONDirectoryStore: NSIncrementalStore, @unchecked Sendable {
                 let names = (fetch.propertiesToFetch ?? Array(id.entity.attributesByName.keys)).map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" }
                 let result = NSMutableDictionary()
                 for name in names {
-                    if let attribute = id.entity.attributesByName[name], let value = values[name], let decoded = try decode(value, attribute) {
+                    if let attribute = id.entity.attributesByName[name], let value = values[name], let decoded = try JSONAttributeCoding.decode(value, attribute) {
                         result[name] = decoded
                     }
                 }
@@ -112,7 +112,7 @@ final class JSONDirectoryStore: NSIncrementalStore, @unchecked Sendable {
         let stored = try record(for: objectID)
         var values: [String: Any] = [:]
         for (name, attribute) in objectID.entity.attributesByName where !attribute.isTransient {
-            if let value = stored.values[name], let decoded = try decode(value, attribute) { values[name] = decoded }
+            if let value = stored.values[name], let decoded = try JSONAttributeCoding.decode(value, attribute) { values[name] = decoded }
         }
         for (name, relationship) in objectID.entity.relationshipsByName where !relationship.isToMany {
             values[name] = try destinationIDs(stored.values[name]).first ?? NSNull()
@@ -201,7 +201,7 @@ final class JSONDirectoryStore: NSIncrementalStore, @unchecked Sendable {
     private func write(_ object: NSManagedObject, version: UInt64) throws {
         var values: [String: Any] = [:]
         for (name, attribute) in object.entity.attributesByName where !attribute.isTransient {
-            values[name] = try encode(object.value(forKey: name), attribute)
+            values[name] = try JSONAttributeCoding.encode(object.value(forKey: name), attribute)
         }
         for (name, relationship) in object.entity.relationshipsByName {
             let value = object.value(forKey: name)
@@ -234,80 +234,6 @@ final class JSONDirectoryStore: NSIncrementalStore, @unchecked Sendable {
                               userInfo: [NSLocalizedDescriptionKey: "A relationship entry is malformed: \(entry)."])
             }
             return newObjectID(for: entity, referenceObject: reference)
-        }
-    }
-
-    // MARK: - Attribute encoding
-
-    /// JSON for an attribute value; numbers and dates as strings, so no precision is lost.
-    private func encode(_ value: Any?, _ attribute: NSAttributeDescription) throws -> Any {
-        guard let value, !(value is NSNull) else { return NSNull() }
-        let encoded: Any?
-        switch attribute.attributeType {
-        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            encoded = number(value).map { "\($0.int64Value)" }
-        case .doubleAttributeType, .floatAttributeType:
-            encoded = number(value).map { "\($0.doubleValue)" }
-        case .booleanAttributeType:
-            encoded = number(value).map(\.boolValue)
-        case .decimalAttributeType:
-            encoded = ((value as? Decimal) ?? number(value)?.decimalValue).map { "\($0)" }
-        case .stringAttributeType:
-            encoded = value as? String
-        case .dateAttributeType:
-            encoded = (value as? Date).map { "\($0.timeIntervalSinceReferenceDate)" }
-        case .binaryDataAttributeType:
-            encoded = (value as? Data)?.base64EncodedString()
-        case .UUIDAttributeType:
-            encoded = (value as? UUID)?.uuidString
-        case .URIAttributeType:
-            encoded = (value as? URL)?.absoluteString
-        default:
-            encoded = JSONSerialization.isValidJSONObject([value]) ? value : nil
-        }
-        guard let encoded else {
-            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOperationError,
-                          userInfo: [NSLocalizedDescriptionKey: "The value of '\(attribute.name)' cannot be written as JSON."])
-        }
-        return encoded
-    }
-
-    private func number(_ value: Any) -> NSNumber? {
-        if let number = value as? NSNumber { return number }
-        if let bool = value as? Bool { return NSNumber(value: bool) }
-        if let int = value as? Int { return NSNumber(value: int) }
-        if let int = value as? Int64 { return NSNumber(value: int) }
-        if let int = value as? Int32 { return NSNumber(value: int) }
-        if let int = value as? Int16 { return NSNumber(value: int) }
-        if let double = value as? Double { return NSNumber(value: double) }
-        if let float = value as? Float { return NSNumber(value: float) }
-        return nil
-    }
-
-    private func decode(_ json: Any, _ attribute: NSAttributeDescription) throws -> Any? {
-        if json is NSNull { return nil }
-        let text = json as? String
-        switch attribute.attributeType {
-        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            return text.flatMap(Int64.init).map { NSNumber(value: $0) }
-        case .doubleAttributeType, .floatAttributeType:
-            return text.flatMap(Double.init).map { NSNumber(value: $0) }
-        case .booleanAttributeType:
-            return (json as? NSNumber).map { NSNumber(value: $0.boolValue) }
-        case .decimalAttributeType:
-            return text.flatMap { Decimal(string: $0) }
-        case .stringAttributeType:
-            return text
-        case .dateAttributeType:
-            return text.flatMap(Double.init).map { Date(timeIntervalSinceReferenceDate: $0) }
-        case .binaryDataAttributeType:
-            return text.flatMap { Data(base64Encoded: $0) }
-        case .UUIDAttributeType:
-            return text.flatMap(UUID.init(uuidString:))
-        case .URIAttributeType:
-            return text.flatMap(URL.init(string:))
-        default:
-            return json
         }
     }
 }
