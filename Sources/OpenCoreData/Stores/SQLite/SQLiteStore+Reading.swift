@@ -16,20 +16,40 @@ extension SQLiteStore {
         }
     }
 
-    /// A fetch translated once into the statement its purpose runs; nil when the predicate or
-    /// sort descriptors have no SQL form (the coordinator then fetches every row).
+    /// A fetch translated once into the statement its purpose runs, or taken from the plan cache
+    /// when a request of its shape was translated before; nil when the predicate or sort
+    /// descriptors have no SQL form (the coordinator then fetches every row).
     func planFetch(_ request: StoreFetchRequest, for purpose: StoreFetchPurpose, store: NSPersistentStore) throws -> (any StoreFetchPlan)? {
         // A failure to translate is the answer "not in SQL".
         guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
+        let sql: SQLFragment?
+        let shape = SQLPlanShape(query, purpose: purpose.planCode, dialect: Self.dialect)
+        if let shape, let cached = planCache.statement(for: shape) {
+            guard case .sql(let statement) = cached else { return nil }
+            sql = statement
+        } else {
+            sql = statement(for: query, purpose)
+            if let shape {
+                let template = SQLPlanTemplate(shape: shape, query: query, sql: sql, dialect: Self.dialect) { statement(for: $0, purpose) }
+                planCache.insert(template, for: shape)
+            }
+        }
+        guard let sql else { return nil }
+        let decoder = purpose == .snapshots ? decoder(for: query.entity, includesSubentities: query.includesSubentities) : nil
+        return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: sql, decoder: decoder)
+    }
+
+    /// The statement a query runs for a purpose, translated now; nil when it has no SQL form.
+    func statement(for query: SQLiteFetchQuery, _ purpose: StoreFetchPurpose) -> SQLFragment? {
         do {
             switch purpose {
             case .snapshots:
                 let decoder = decoder(for: query.entity, includesSubentities: query.includesSubentities)
-                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.select(query, columns: decoder.selection).render(in: Self.dialect), decoder: decoder)
+                return try builder.select(query, columns: decoder.selection).render(in: Self.dialect)
             case .objectIDs:
-                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.selectObjectIDs(query).render(in: Self.dialect), decoder: nil)
+                return try builder.selectObjectIDs(query).render(in: Self.dialect)
             case .count:
-                return SQLiteFetchPlan(request: request, purpose: purpose, entity: query.entity, sql: try builder.count(query), decoder: nil)
+                return try builder.count(query)
             }
         } catch {
             return nil
@@ -201,5 +221,16 @@ extension SQLiteStore {
         Log.sql.debug("\(sql.text) \(sql.arguments.isEmpty ? "" : "\(sql.arguments)")")
         let statement = try db.cachedStatement(sql: sql.text)
         try body(statement, sql.statementArguments)
+    }
+}
+
+extension StoreFetchPurpose {
+    /// The purpose's part of a plan's shape.
+    var planCode: Int {
+        switch self {
+        case .snapshots: 0
+        case .objectIDs: 1
+        case .count: 2
+        }
     }
 }

@@ -29,6 +29,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let includesSubentities: Bool
     }
     let caches = Mutex(Caches())
+    /// Fetch statements by request shape (`planFetch`).
+    let planCache = SQLPlanCache()
 
     /// The SQL dialect of every statement the store runs.
     static let dialect: any SQLDialect = SQLiteDialect()
