@@ -139,7 +139,7 @@ final class StoreFile {
             select.columns = [SQLFragment("COUNT(*)")]
             let columns = try db.columns(in: table).map { $0.name.uppercased() }
             if columns.contains("Z_ENT") {
-                select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(entityNumber.databaseValue)]
+                select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(.integer(Int64(entityNumber)))]
             }
             let sql = select.render(in: dialect)
             return try Int.fetchOne(db, sql: sql.text, arguments: sql.statementArguments) ?? 0
@@ -154,8 +154,8 @@ final class StoreFile {
             let dialect = Self.dialect
             var select = SQLSelect(from: dialect.identifier(table))
             select.columns = [dialect.identifier("Z_PK")]
-            select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(entityNumber.databaseValue),
-                                 dialect.identifier("Z_PK") + " > " + dialect.parameter(key.databaseValue)]
+            select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(.integer(Int64(entityNumber))),
+                                 dialect.identifier("Z_PK") + " > " + dialect.parameter(.integer(key))]
             select.orderBy = [dialect.identifier("Z_PK")]
             select.limit = limit
             let sql = select.render(in: dialect)

@@ -121,9 +121,9 @@ struct FixtureStoreRowTests {
                 let number = (value as? Date)?.timeIntervalSinceReferenceDate ?? (value as? NSNumber)?.doubleValue
                 #expect(number.map { abs($0 - seconds) <= abs(seconds) * 1e-6 } == true, "\(label).\(attribute.name)")
             case (.decimalAttributeType, .double(let double)):
-                #expect((value as? NSDecimalNumber).map { SQLiteValueCoding.double(from: $0.decimalValue) } == double, "\(label).\(attribute.name)")
+                #expect((value as? NSDecimalNumber).map { SQLValueCoding.double(from: $0.decimalValue) } == double, "\(label).\(attribute.name)")
             case (.UUIDAttributeType, .blob(let bytes)):
-                #expect((value as? UUID).map(SQLiteValueCoding.uuidBytes) == bytes, "\(label).\(attribute.name)")
+                #expect((value as? UUID).map(SQLValueCoding.uuidBytes) == bytes, "\(label).\(attribute.name)")
             case (.binaryDataAttributeType, .blob(let bytes)):
                 #expect(value as? Data == bytes, "\(label).\(attribute.name)")
             case (.transformableAttributeType, _):

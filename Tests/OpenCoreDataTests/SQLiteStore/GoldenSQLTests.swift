@@ -36,7 +36,7 @@ struct GoldenSQLTests {
                                         limit: 10, offset: 5)
         let sql = try objectsSQL(schema, request)
         #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 ORDER BY t0.ZTITLE COLLATE OCD_COMPARE ASC, t0.ZCREATEDAT DESC, t0.Z_PK LIMIT ? OFFSET ?")
-        #expect(sql.arguments == [10.databaseValue, 5.databaseValue])
+        #expect(sql.arguments == [.integer(10), .integer(5)])
     }
 
     @Test("Sorting through a to-one joins its table once")
@@ -59,7 +59,7 @@ struct GoldenSQLTests {
         #expect(try builder.count(SQLiteFetchQuery(entity: entity)).text == "SELECT COUNT(*) FROM ZTAGENTITY t0")
         let paged = try builder.count(SQLiteFetchQuery(entity: entity, limit: 3))
         #expect(paged.text == "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM ZTAGENTITY t0 LIMIT ?)")
-        #expect(paged.arguments == [3.databaseValue])
+        #expect(paged.arguments == [.integer(3)])
         let ids = try builder.selectObjectIDs(SQLiteFetchQuery(entity: entity, sortKeys: [SQLSortKey("title", ascending: true)])).render(in: SQLiteDialect())
         #expect(ids.text == "SELECT t0.Z_PK, t0.Z_ENT FROM ZTAGENTITY t0 ORDER BY t0.ZTITLE COLLATE OCD_COMPARE ASC, t0.Z_PK")
     }
@@ -74,10 +74,10 @@ struct GoldenSQLTests {
         #expect(all.text == "SELECT COUNT(*) FROM ZCAR t0")
         let sports = try builder.count(SQLiteFetchQuery(entity: sport))
         #expect(sports.text == "SELECT COUNT(*) FROM ZCAR t0 WHERE t0.Z_ENT IN (?, ?)")
-        #expect(sports.arguments == [2.databaseValue, 3.databaseValue])
+        #expect(sports.arguments == [.integer(2), .integer(3)])
         let onlyCars = try builder.count(SQLiteFetchQuery(entity: car, includesSubentities: false))
         #expect(onlyCars.text == "SELECT COUNT(*) FROM ZCAR t0 WHERE t0.Z_ENT = ?")
-        #expect(onlyCars.arguments == [1.databaseValue])
+        #expect(onlyCars.arguments == [.integer(1)])
         let rows = try objectsSQL(schema, SQLiteFetchQuery(entity: sport))
         #expect(rows.text == "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZOWNER, t0.ZISLIMITEDEDITION, t0.ZMARKEDFORDELETIONASOF, t0.ZMAKER, t0.ZMODEL, t0.ZNUMBERPLATE, t0.ZCOLOR FROM ZCAR t0 WHERE t0.Z_ENT IN (?, ?)")
     }
@@ -92,7 +92,7 @@ struct GoldenSQLTests {
 
         let toOne = try builder.destinations(of: todo.relationshipsByName["location"]!, sourceKey: 7, columns: columns(location))
         #expect(toOne.text == "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZALTITUDE, t0.ZLATITUDE, t0.ZLONGITUDE, t0.ZID, t0.ZPLACENAME FROM ZLOCATIONENTITY t0 WHERE t0.Z_PK = (SELECT ZLOCATION FROM ZTODOENTITY WHERE Z_PK = ?)")
-        #expect(toOne.arguments == [7.databaseValue])
+        #expect(toOne.arguments == [.integer(7)])
 
         let toMany = try builder.destinations(of: location.relationshipsByName["todos"]!, sourceKey: 3, columns: columns(todo))
         #expect(toMany.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 WHERE t0.ZLOCATION = ?")

@@ -32,7 +32,7 @@ struct PredicateLoweringGoldenTests {
         let fragment = try lowered(format, arguments, on: entityName)
         let from = entityName == "Todo" ? "ZTODO" : "ZPERSON"
         #expect(fragment.text == "SELECT t0.Z_PK FROM \(from) t0" + sql, "\(format)", sourceLocation: sourceLocation)
-        #expect(fragment.arguments == bound.map { $0?.databaseValue ?? .null }, "\(format)", sourceLocation: sourceLocation)
+        #expect(fragment.arguments.map(\.databaseValue) == bound.map { $0?.databaseValue ?? .null }, "\(format)", sourceLocation: sourceLocation)
     }
 
     @Test("Comparisons bind values; == is =, != is IS NOT (nil != x is true), nil is IS NULL")
@@ -50,7 +50,7 @@ struct PredicateLoweringGoldenTests {
     @Test("Values are encoded as the store writes them: dates, UUIDs, booleans, decimals, URIs, data")
     func encodings() throws {
         try expect("birthday > %@", [Date(timeIntervalSinceReferenceDate: 86_400)], " WHERE t0.ZBIRTHDAY > ?", [86_400.0])
-        try expect("id == %@", [PredicateFixtures.adamID], " WHERE t0.ZID = ?", [SQLiteValueCoding.uuidBytes(PredicateFixtures.adamID)])
+        try expect("id == %@", [PredicateFixtures.adamID], " WHERE t0.ZID = ?", [SQLValueCoding.uuidBytes(PredicateFixtures.adamID)])
         try expect("isActive == YES", " WHERE t0.ZISACTIVE = ?", [1])
         try expect("balance == %@", [Decimal(string: "10.25")!], " WHERE t0.ZBALANCE = ?", [10.25])
         try expect("homepage == %@", [URL(string: "https://example.com/a")!], " WHERE t0.ZHOMEPAGE = ?", ["https://example.com/a"])

@@ -216,8 +216,8 @@ private struct BacktickDialect: SQLDialect {
 
     func pagingClause(limit: Int, offset: Int) -> SQLFragment {
         var clause = SQLFragment()
-        if offset > 0 { clause.append(" OFFSET " + parameter(Int64(offset).databaseValue) + " ROWS") }
-        if limit > 0 { clause.append(" FETCH FIRST " + parameter(Int64(limit).databaseValue) + " ROWS ONLY") }
+        if offset > 0 { clause.append(" OFFSET " + parameter(.integer(Int64(offset))) + " ROWS") }
+        if limit > 0 { clause.append(" FETCH FIRST " + parameter(.integer(Int64(limit))) + " ROWS ONLY") }
         return clause
     }
 
@@ -234,8 +234,8 @@ private struct BacktickDialect: SQLDialect {
     }
 
     func greatest(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment { "GREATEST(" + lhs + ", " + rhs + ")" }
-    func parameter(_ value: DatabaseValue) -> SQLFragment { SQLFragment("?", arguments: [value]) }
-    func bindsPlainly(_ value: DatabaseValue) -> Bool { true }
+    func parameter(_ value: SQLValue) -> SQLFragment { SQLFragment("?", arguments: [value]) }
+    func bindsPlainly(_ value: SQLValue) -> Bool { true }
 
     func collationName(_ collation: SQLCollation) -> String {
         switch collation {
@@ -259,5 +259,5 @@ private struct BacktickDialect: SQLDialect {
     func isNotTrue(_ condition: SQLFragment) -> SQLFragment { "(" + condition + ") IS NOT TRUE" }
     func castToReal(_ value: SQLFragment) -> SQLFragment { "CAST(" + value + " AS DOUBLE PRECISION)" }
     func total(_ value: SQLFragment) -> SQLFragment { "COALESCE(SUM(" + value + "), 0.0)" }
-    func plainEqualityMatchesMemory(_ value: DatabaseValue) -> Bool { false }
+    func plainEqualityMatchesMemory(_ value: SQLValue) -> Bool { false }
 }

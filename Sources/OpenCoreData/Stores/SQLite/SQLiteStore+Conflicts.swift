@@ -121,7 +121,7 @@ extension SQLiteStore {
         select.columns = decoder.selection
         if let filter = builder.entityFilter(owner, includesSubentities: true, alias: alias) { select.conditions.append(filter) }
         for (column, value) in zip(columns, key) {
-            select.conditions.append(dialect.column(column.name, of: alias) + " = " + dialect.parameter(SQLiteValueCoding.databaseValue(value)))
+            select.conditions.append(dialect.column(column.name, of: alias) + " = " + dialect.parameter(SQLValueCoding.value(value)))
         }
         var rows: [RowSnapshot] = []
         try run(db, select.render(in: dialect)) { statement, arguments in

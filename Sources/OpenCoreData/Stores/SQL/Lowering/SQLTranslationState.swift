@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The state of translating one fetch request to SQL: aliases, the joins key paths need, and
 /// what `SELF` and `$variables` stand for.
@@ -206,7 +205,7 @@ package struct SQLTranslationState {
             throw .unsupported("key path", "the to-many relationship '\(relationship.name)' is stored neither in a foreign key nor in a join table")
         }
         if schema.needsEntityFilter(destination, includingSubentities: true) {
-            let numbers = schema.entityNumbers(of: destination, includingSubentities: true).map { Int64($0).databaseValue }
+            let numbers = schema.entityNumbers(of: destination, includingSubentities: true).map { SQLValue.integer(Int64($0)) }
             conditions.append(dialect.column("Z_ENT", of: alias)
                               + (numbers.count == 1 ? " = " + dialect.parameter(numbers[0]) : " IN " + dialect.parameterList(numbers)))
         }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Translates store requests to SQL: fetches, counts, ID fetches, row lookups and relationship
 /// destinations. Every value is a bound argument; golden-SQL tests pin the text down.
@@ -65,7 +64,7 @@ package struct SQLiteQueryBuilder {
     /// `t0.Z_ENT = ?` or `t0.Z_ENT IN (?, …)` when the table also hosts other entities.
     package func entityFilter(_ entity: NSEntityDescription, includesSubentities: Bool, alias: String) -> SQLFragment? {
         guard schema.needsEntityFilter(entity, includingSubentities: includesSubentities) else { return nil }
-        let numbers = schema.entityNumbers(of: entity, includingSubentities: includesSubentities).map { Int64($0).databaseValue }
+        let numbers = schema.entityNumbers(of: entity, includingSubentities: includesSubentities).map { SQLValue.integer(Int64($0)) }
         if numbers.count == 1 { return dialect.column("Z_ENT", of: alias) + " = " + dialect.parameter(numbers[0]) }
         return dialect.column("Z_ENT", of: alias) + " IN " + dialect.parameterList(numbers)
     }
@@ -76,7 +75,7 @@ package struct SQLiteQueryBuilder {
     package func rows(in table: SQLiteTable, columns: [SQLFragment], keys: [Int64]) -> SQLFragment {
         var select = SQLSelect(from: dialect.identifier(table.name) + " " + dialect.identifier(Self.alias))
         select.columns = columns
-        select.conditions = [dialect.column("Z_PK", of: Self.alias) + " IN " + dialect.parameterList(keys.map(\.databaseValue))]
+        select.conditions = [dialect.column("Z_PK", of: Self.alias) + " IN " + dialect.parameterList(keys.map(SQLValue.integer))]
         return select.render(in: dialect)
     }
 
@@ -95,7 +94,7 @@ package struct SQLiteQueryBuilder {
         let alias = Self.alias
         var select = SQLSelect(from: dialect.identifier(destinationTable.name) + " " + dialect.identifier(alias))
         select.columns = columns
-        let key = dialect.parameter(sourceKey.databaseValue)
+        let key = dialect.parameter(.integer(sourceKey))
         if !relationship.isToMany {
             guard let fk = sourceTable.valueColumn(for: relationship) else {
                 throw SQLTranslationError("Relationship '\(relationship.name)' has no foreign-key column.")

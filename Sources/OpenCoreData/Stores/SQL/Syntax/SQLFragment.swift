@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A piece of SQL text and the values bound to its `?` placeholders.
 ///
@@ -10,9 +9,9 @@ package struct SQLFragment: Equatable, Sendable, CustomStringConvertible {
     /// The SQL text, with one `?` per argument.
     package private(set) var text: String
     /// The bound values, in placeholder order.
-    package private(set) var arguments: [DatabaseValue]
+    package private(set) var arguments: [SQLValue]
 
-    package init(_ text: String = "", arguments: [DatabaseValue] = []) {
+    package init(_ text: String = "", arguments: [SQLValue] = []) {
         self.text = text
         self.arguments = arguments
     }
@@ -45,8 +44,6 @@ package struct SQLFragment: Equatable, Sendable, CustomStringConvertible {
         result.append(rhs)
         return result
     }
-
-    package var statementArguments: StatementArguments { StatementArguments(arguments) }
 
     package var description: String { text }
 }
