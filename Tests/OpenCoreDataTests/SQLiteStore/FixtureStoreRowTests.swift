@@ -90,7 +90,7 @@ struct FixtureStoreRowTests {
         #expect(try Data(contentsOf: copy) == before)
     }
 
-    private func compare(_ object: NSManagedObject, with row: Row, table: SQLiteTable, raw: DatabaseQueue, schema: SQLiteSchema, label: String) throws {
+    private func compare(_ object: NSManagedObject, with row: Row, table: SQLTable, raw: DatabaseQueue, schema: SQLStoreSchema, label: String) throws {
         for property in object.entity.properties where property.isStored {
             guard let column = table.valueColumn(for: property) else {
                 if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
@@ -134,7 +134,7 @@ struct FixtureStoreRowTests {
         }
     }
 
-    private func compareToMany(_ object: NSManagedObject, _ relationship: NSRelationshipDescription, raw: DatabaseQueue, schema: SQLiteSchema, label: String) throws {
+    private func compareToMany(_ object: NSManagedObject, _ relationship: NSRelationshipDescription, raw: DatabaseQueue, schema: SQLStoreSchema, label: String) throws {
         let destinations = Set(object.objectIDs(forRelationshipNamed: relationship.name).map(\.primaryKey))
         let key = object.objectID.primaryKey
         let expected: Set<Int64>

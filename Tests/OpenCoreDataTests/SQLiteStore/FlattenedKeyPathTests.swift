@@ -110,7 +110,7 @@ struct FlattenedKeyPathTests {
     func goldenSQL() throws {
         let model = Self.model()
         model.freeze()
-        let schema = SQLiteSchema(model: model)
+        let schema = SQLStoreSchema(model: model)
         let predicate = try NSPredicate.parse(format: "ANY pets.tags.label == 'good'")
         let query = SQLiteFetchQuery(entity: model.entitiesByName["Person"]!, predicate: predicate)
         let sql = try SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())

@@ -6,12 +6,12 @@ import Testing
 /// Pins down how store requests translate to SQL: text with placeholders, values bound.
 @Suite("Golden SQL")
 struct GoldenSQLTests {
-    private func schema(_ model: NSManagedObjectModel) -> SQLiteSchema {
+    private func schema(_ model: NSManagedObjectModel) -> SQLStoreSchema {
         model.freeze()
-        return SQLiteSchema(model: model)
+        return SQLStoreSchema(model: model)
     }
 
-    private func objectsSQL(_ schema: SQLiteSchema, _ request: SQLiteFetchQuery) throws -> SQLFragment {
+    private func objectsSQL(_ schema: SQLStoreSchema, _ request: SQLiteFetchQuery) throws -> SQLFragment {
         let decoder = SQLiteRowDecoder(schema: schema, dialect: SQLiteDialect(), entity: request.entity, includesSubentities: request.includesSubentities)
         return try SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect()).select(request, columns: decoder.selection).render(in: SQLiteDialect())
     }

@@ -12,7 +12,7 @@ struct PredicateLoweringGoldenTests {
         model.freeze()
         return model
     }()
-    private static let schema = SQLiteSchema(model: model)
+    private static let schema = SQLStoreSchema(model: model)
 
     /// `SELECT t0.Z_PK FROM … WHERE …` for a predicate on an entity.
     private func lowered(_ format: String, _ arguments: [Any] = [], on entityName: String = "Person") throws -> SQLFragment {

@@ -11,9 +11,9 @@ import Testing
 struct SQLWriterGoldenTests {
     private let dialect = SQLiteDialect()
 
-    private func frozen(_ model: NSManagedObjectModel) -> (NSManagedObjectModel, SQLiteSchema) {
+    private func frozen(_ model: NSManagedObjectModel) -> (NSManagedObjectModel, SQLStoreSchema) {
         model.freeze()
-        return (model, SQLiteSchema(model: model))
+        return (model, SQLStoreSchema(model: model))
     }
 
     // MARK: - Rows

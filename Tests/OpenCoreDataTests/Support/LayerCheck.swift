@@ -43,7 +43,7 @@ struct LayerCheck {
         // decoder from Stores/SQLite; they are Apple's layout, which a PostgreSQL store shares,
         // and belong in Stores/SQL once they no longer open SQLite connections themselves.
         Rule(folder: "Stores/SQL", forbidden: ["Stores/SQLite", "Stores/InMemory"],
-             allowed: ["SQLiteSchema", "SQLiteTable", "SQLiteValueCoding", "SQLiteRowDecoder"],
+             allowed: ["SQLStoreSchema", "SQLTable", "SQLiteValueCoding", "SQLiteRowDecoder"],
              reason: "the SQL layer is dialect-independent: SQLite specifics come through the SQLDialect parameter"),
         Rule(folder: "Predicate", forbidden: ["Stores"],
              reason: "predicates are evaluated and lowered without knowing a store"),

@@ -148,13 +148,13 @@ extension SQLiteStore {
 
     /// The primary keys of stored objects grouped by table, in lists of at most `keyChunkSize`
     /// for `Z_PK IN (…)` queries; temporary IDs and entities without a table are left out.
-    func keyChunks(of objectIDs: [NSManagedObjectID]) -> [(table: SQLiteTable, keys: [Int64])] {
-        var keysByTable: [ObjectIdentifier: (table: SQLiteTable, keys: [Int64])] = [:]
+    func keyChunks(of objectIDs: [NSManagedObjectID]) -> [(table: SQLTable, keys: [Int64])] {
+        var keysByTable: [ObjectIdentifier: (table: SQLTable, keys: [Int64])] = [:]
         for id in objectIDs where !id.isTemporaryID {
             guard let table = schema.table(for: id.entity) else { continue }
             keysByTable[ObjectIdentifier(table), default: (table, [])].keys.append(id.primaryKey)
         }
-        var chunks: [(table: SQLiteTable, keys: [Int64])] = []
+        var chunks: [(table: SQLTable, keys: [Int64])] = []
         for (table, keys) in keysByTable.values {
             for start in stride(from: 0, to: keys.count, by: Self.keyChunkSize) {
                 chunks.append((table, Array(keys[start..<min(start + Self.keyChunkSize, keys.count)])))

@@ -239,7 +239,7 @@ package struct SQLDictionaryQuery {
     // MARK: - Rows
 
     /// The dictionaries of the result rows.
-    package func rows(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, schema: SQLiteSchema) throws -> [NSDictionary] {
+    package func rows(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, schema: SQLStoreSchema) throws -> [NSDictionary] {
         var rows: [[String: Any]] = []
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let handle = statement.sqliteStatement

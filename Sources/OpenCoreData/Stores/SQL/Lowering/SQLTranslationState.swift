@@ -7,7 +7,7 @@ import Foundation
 /// it `inout`. A to-one key path is LEFT JOINed once per path; a to-many one becomes a correlated
 /// subquery whose joins live in a nested scope, so they end up inside that subquery's FROM.
 package struct SQLTranslationState {
-    package let schema: SQLiteSchema
+    package let schema: SQLStoreSchema
     /// The SQL dialect every fragment is spelled in.
     package let dialect: any SQLDialect
     /// The fetched entity; its table is aliased `t0`.
@@ -34,7 +34,7 @@ package struct SQLTranslationState {
         var aliasesByJoinKey: [String: String] = [:]
     }
 
-    package init(schema: SQLiteSchema, dialect: any SQLDialect, entity: NSEntityDescription, storeIdentifier: String? = nil) {
+    package init(schema: SQLStoreSchema, dialect: any SQLDialect, entity: NSEntityDescription, storeIdentifier: String? = nil) {
         self.schema = schema
         self.dialect = dialect
         self.entity = entity

@@ -3,11 +3,11 @@ import Foundation
 /// Translates store requests to SQL: fetches, counts, ID fetches, row lookups and relationship
 /// destinations. Every value is a bound argument; golden-SQL tests pin the text down.
 package struct SQLiteQueryBuilder {
-    package let schema: SQLiteSchema
+    package let schema: SQLStoreSchema
     /// The dialect the statements are spelled in.
     package let dialect: any SQLDialect
 
-    package init(schema: SQLiteSchema, dialect: any SQLDialect) {
+    package init(schema: SQLStoreSchema, dialect: any SQLDialect) {
         self.schema = schema
         self.dialect = dialect
     }
@@ -72,7 +72,7 @@ package struct SQLiteQueryBuilder {
     // MARK: - Rows by primary key
 
     /// The rows of a table whose primary keys are in a list of `count` keys.
-    package func rows(in table: SQLiteTable, columns: [SQLFragment], keys: [Int64]) -> SQLFragment {
+    package func rows(in table: SQLTable, columns: [SQLFragment], keys: [Int64]) -> SQLFragment {
         var select = SQLSelect(from: dialect.identifier(table.name) + " " + dialect.identifier(Self.alias))
         select.columns = columns
         select.conditions = [dialect.column("Z_PK", of: Self.alias) + " IN " + dialect.parameterList(keys.map(SQLValue.integer))]
