@@ -133,7 +133,7 @@ extension DictionaryLoweringTests {
     func goldenSQL() throws {
         let model = LoweringTestModel.model()
         model.freeze()
-        let builder = SQLiteQueryBuilder(schema: SQLStoreSchema(model: model), dialect: SQLiteDialect())
+        let builder = SQLQueryBuilder(schema: SQLStoreSchema(model: model), dialect: SQLiteDialect())
         let entity = model.entitiesByName["Person"]!
         func sql(_ entry: Case) throws -> SQLFragment {
             let fetch = StoreFetchRequest(entity: entity, predicate: entry.predicate.map { NSPredicate(format: $0) }, sortDescriptors: entry.sort,

@@ -18,8 +18,8 @@ struct PredicateLoweringGoldenTests {
     private func lowered(_ format: String, _ arguments: [Any] = [], on entityName: String = "Person") throws -> SQLFragment {
         let entity = Self.model.entitiesByName[entityName]!
         let predicate = try NSPredicate.parse(format: format, arguments: arguments)
-        return try SQLiteQueryBuilder(schema: Self.schema, dialect: SQLiteDialect())
-            .select(SQLiteFetchQuery(entity: entity, predicate: predicate), columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
+        return try SQLQueryBuilder(schema: Self.schema, dialect: SQLiteDialect())
+            .select(SQLFetchQuery(entity: entity, predicate: predicate), columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
     }
 
     private func expect(_ format: String, on entityName: String = "Person",
@@ -148,9 +148,9 @@ struct PredicateLoweringGoldenTests {
         try expect("parent == %@", [unsaved], " WHERE FALSE", [])
         try expect("%@ IN children", [stored], " WHERE EXISTS (SELECT 1 FROM ZPERSON t1 WHERE (t1.ZPARENT = t0.Z_PK) AND (t1.Z_PK = ?))", [key])
         // Another store's IDs match no row of this one.
-        let query = SQLiteFetchQuery(entity: Self.model.entitiesByName["Person"]!, predicate: NSPredicate(format: "SELF == %@", stored.objectID),
+        let query = SQLFetchQuery(entity: Self.model.entitiesByName["Person"]!, predicate: NSPredicate(format: "SELF == %@", stored.objectID),
                                      storeIdentifier: store.identifier + "-other")
-        let other = try SQLiteQueryBuilder(schema: Self.schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
+        let other = try SQLQueryBuilder(schema: Self.schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
         #expect(other.text == "SELECT t0.Z_PK FROM ZPERSON t0 WHERE FALSE")
     }
 

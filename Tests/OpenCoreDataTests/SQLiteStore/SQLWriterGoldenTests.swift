@@ -181,11 +181,11 @@ struct SQLWriterGoldenTests {
         // The predicate and sort lowering ask the dialect for every function, collation and literal.
         let (model, schema) = frozen(TestModels.orderedModel())
         let playlist = model.entitiesByName["Playlist"]!
-        let query = SQLiteFetchQuery(entity: playlist,
+        let query = SQLFetchQuery(entity: playlist,
                                      predicate: NSPredicate(format: "name ==[c] 'mix' OR NOT (name BEGINSWITH 'a') OR songs.@sum.title.length > 3"),
                                      sortKeys: [SQLSortKey("name")], limit: 5)
-        let spelled = try SQLiteQueryBuilder(schema: schema, dialect: other).select(query, columns: [other.column("Z_PK", of: "t0")]).render(in: other)
-        let sqlite = try SQLiteQueryBuilder(schema: schema, dialect: dialect).select(query, columns: [dialect.column("Z_PK", of: "t0")]).render(in: dialect)
+        let spelled = try SQLQueryBuilder(schema: schema, dialect: other).select(query, columns: [other.column("Z_PK", of: "t0")]).render(in: other)
+        let sqlite = try SQLQueryBuilder(schema: schema, dialect: dialect).select(query, columns: [dialect.column("Z_PK", of: "t0")]).render(in: dialect)
         #expect(spelled.text != sqlite.text)
         #expect(spelled.arguments == sqlite.arguments)
         for sqliteOnly in ["OCD_", "TOTAL(", "IS NOT 1", "zeroblob"] {

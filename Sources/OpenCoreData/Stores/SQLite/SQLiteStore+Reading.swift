@@ -9,7 +9,7 @@ extension SQLiteStore {
 
     func evaluatesNatively(_ request: StoreFetchRequest) -> Bool {
         do {
-            _ = try builder.select(SQLiteFetchQuery(request), columns: [])
+            _ = try builder.select(SQLFetchQuery(request), columns: [])
             return true
         } catch {
             return false
@@ -20,7 +20,7 @@ extension SQLiteStore {
     /// sort descriptors have no SQL form (the coordinator then fetches every row).
     func planFetch(_ request: StoreFetchRequest, for purpose: StoreFetchPurpose, store: NSPersistentStore) throws -> (any StoreFetchPlan)? {
         // A failure to translate is the answer "not in SQL".
-        guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
+        guard let query = try? SQLFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
         do {
             switch purpose {
             case .snapshots:
@@ -56,7 +56,7 @@ extension SQLiteStore {
     }
 
     /// The rows of a query, decoded straight into snapshots.
-    func fetchSnapshots(_ request: SQLiteFetchQuery, store: NSPersistentStore) throws -> [RowSnapshot] {
+    func fetchSnapshots(_ request: SQLFetchQuery, store: NSPersistentStore) throws -> [RowSnapshot] {
         let decoder = decoder(for: request.entity, includesSubentities: request.includesSubentities)
         let sql = try translated(request) { try builder.select(request, columns: decoder.selection).render(in: Self.dialect) }
         return try fetchSnapshots(sql, decoder: decoder, store: store)
@@ -179,16 +179,16 @@ extension SQLiteStore {
     // MARK: - Helpers
 
     /// The store query of a fetch request.
-    private func query(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> SQLiteFetchQuery {
+    private func query(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> SQLFetchQuery {
         do {
-            return try SQLiteFetchQuery(request, storeIdentifier: store.identifier)
+            return try SQLFetchQuery(request, storeIdentifier: store.identifier)
         } catch {
             throw CoreDataError.make(NSCoreDataError, "The SQLite store cannot evaluate this request in SQL: \(error.description)")
         }
     }
 
     /// Translates a request, turning a translation failure into a Core Data error.
-    private func translated(_ request: SQLiteFetchQuery?, _ body: () throws -> SQLFragment) throws -> SQLFragment {
+    private func translated(_ request: SQLFetchQuery?, _ body: () throws -> SQLFragment) throws -> SQLFragment {
         do {
             return try body()
         } catch let error as SQLTranslationError {

@@ -13,7 +13,7 @@ import Synchronization
 final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     let url: URL
     let schema: SQLStoreSchema
-    let builder: SQLiteQueryBuilder
+    let builder: SQLQueryBuilder
     let options: SQLiteStoreOptions
     private let poolState: Mutex<DatabasePool?>
     /// Where a read-only store is read from; its private copy, if any, is removed on close.
@@ -46,7 +46,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         self.url = url
         self.readOnlyLocation = readOnlyLocation
         self.schema = schema
-        self.builder = SQLiteQueryBuilder(schema: schema, dialect: Self.dialect)
+        self.builder = SQLQueryBuilder(schema: schema, dialect: Self.dialect)
         self.options = options
         self.poolState = Mutex(pool)
     }

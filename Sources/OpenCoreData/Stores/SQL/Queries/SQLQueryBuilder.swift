@@ -2,7 +2,7 @@ import Foundation
 
 /// Translates store requests to SQL: fetches, counts, ID fetches, row lookups and relationship
 /// destinations. Every value is a bound argument; golden-SQL tests pin the text down.
-package struct SQLiteQueryBuilder {
+package struct SQLQueryBuilder {
     package let schema: SQLStoreSchema
     /// The dialect the statements are spelled in.
     package let dialect: any SQLDialect
@@ -18,13 +18,13 @@ package struct SQLiteQueryBuilder {
 
     /// The SELECT of a fetch request, with the filter, sort and paging it asks for.
     /// - Throws: `SQLTranslationError` when part of the request cannot be lowered to SQL.
-    package func select(_ request: SQLiteFetchQuery, columns: [SQLFragment]) throws -> SQLSelect {
+    package func select(_ request: SQLFetchQuery, columns: [SQLFragment]) throws -> SQLSelect {
         try select(request) { _ throws(SQLTranslationError) in columns }
     }
 
     /// The SELECT of a fetch request whose columns are key paths resolved with the request's
     /// translation state, so they share its joins.
-    package func select(_ request: SQLiteFetchQuery,
+    package func select(_ request: SQLFetchQuery,
                         columns: (inout SQLTranslationState) throws(SQLTranslationError) -> [SQLFragment]) throws(SQLTranslationError) -> SQLSelect {
         guard let table = schema.table(for: request.entity) else {
             throw SQLTranslationError("Entity '\(request.entity.name ?? "?")' is not in this store.")
@@ -52,12 +52,12 @@ package struct SQLiteQueryBuilder {
     }
 
     /// `SELECT Z_PK, Z_ENT` of a fetch request (for `fetchBatchSize` and ID results).
-    package func selectObjectIDs(_ request: SQLiteFetchQuery) throws -> SQLSelect {
+    package func selectObjectIDs(_ request: SQLFetchQuery) throws -> SQLSelect {
         try select(request, columns: [dialect.column("Z_PK", of: Self.alias), dialect.column("Z_ENT", of: Self.alias)])
     }
 
     /// `SELECT COUNT(*)` of a fetch request, paging included.
-    package func count(_ request: SQLiteFetchQuery) throws -> SQLFragment {
+    package func count(_ request: SQLFetchQuery) throws -> SQLFragment {
         try select(request, columns: [dialect.column("Z_PK", of: Self.alias)]).renderCount(in: dialect)
     }
 
