@@ -142,7 +142,7 @@ final class StoreFile {
                 select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(.integer(Int64(entityNumber)))]
             }
             let sql = select.render(in: dialect)
-            return try Int.fetchOne(db, sql: sql.text, arguments: sql.statementArguments) ?? 0
+            return try Int.fetchOne(db, sql: sql.sql(in: dialect), arguments: sql.statementArguments) ?? 0
         }
     }
 
@@ -159,7 +159,7 @@ final class StoreFile {
             select.orderBy = [dialect.identifier("Z_PK")]
             select.limit = limit
             let sql = select.render(in: dialect)
-            return try Int64.fetchAll(db, sql: sql.text, arguments: sql.statementArguments)
+            return try Int64.fetchAll(db, sql: sql.sql(in: dialect), arguments: sql.statementArguments)
         }
     }
 

@@ -201,7 +201,8 @@ struct SQLWriterGoldenTests {
 private struct BacktickDialect: SQLDialect {
     var identifierQuote: Character { "`" }
     var reservedWords: Set<String> { standardSQLReservedWords.union(["FIRST"]) }
-    var parameterMarker: String { "?" }
+    func parameterMarker(at position: Int) -> String { "?" }
+    var numbersParameters: Bool { false }
 
     func typeName(of type: SQLColumnType, length: Int?) -> String {
         switch type {
@@ -234,7 +235,7 @@ private struct BacktickDialect: SQLDialect {
     }
 
     func greatest(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment { "GREATEST(" + lhs + ", " + rhs + ")" }
-    func parameter(_ value: SQLValue) -> SQLFragment { SQLFragment("?", arguments: [value]) }
+    func parameter(_ value: SQLValue) -> SQLFragment { SQLFragment(SQLFragment.placeholder, arguments: [value]) }
     func bindsPlainly(_ value: SQLValue) -> Bool { true }
 
     func collationName(_ collation: SQLCollation) -> String {

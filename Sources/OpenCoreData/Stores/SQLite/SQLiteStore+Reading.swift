@@ -198,8 +198,9 @@ extension SQLiteStore {
 
     /// Prepares (from the connection's statement cache) and runs a statement, logging its SQL.
     func run(_ db: Database, _ sql: SQLFragment, _ body: (Statement, StatementArguments) throws -> Void) throws {
-        Log.sql.debug("\(sql.text) \(sql.arguments.isEmpty ? "" : "\(sql.arguments)")")
-        let statement = try db.cachedStatement(sql: sql.text)
+        let text = sql.sql(in: Self.dialect)
+        Log.sql.debug("\(text) \(sql.arguments.isEmpty ? "" : "\(sql.arguments)")")
+        let statement = try db.cachedStatement(sql: text)
         try body(statement, sql.statementArguments)
     }
 }

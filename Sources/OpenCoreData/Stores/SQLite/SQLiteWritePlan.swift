@@ -51,7 +51,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
             var select = SQLSelect(from: dialect.identifier(table.name))
             select.columns = [dialect.identifier(access.otherColumn)]
             select.conditions = [dialect.equalsParameter(access.selfColumn)]
-            selectOthersSQL = select.render(in: dialect).text
+            selectOthersSQL = select.render(in: dialect).sql(in: dialect)
             deleteBySelfSQL = SQLDelete(from: table.name, where: [access.selfColumn]).sql(in: dialect)
             deleteByOtherSQL = SQLDelete(from: table.name, where: [access.otherColumn]).sql(in: dialect)
             deletePairSQL = SQLDelete(from: table.name, where: pair).sql(in: dialect)

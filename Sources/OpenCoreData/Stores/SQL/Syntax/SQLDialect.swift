@@ -14,8 +14,12 @@ package protocol SQLDialect: Sendable {
     var identifierQuote: Character { get }
     /// Keywords that must be quoted when used as identifiers (upper case).
     var reservedWords: Set<String> { get }
-    /// The text of one bound parameter.
-    var parameterMarker: String { get }
+    /// The marker of the bound parameter at a 1-based position in a finished statement
+    /// (`SQLFragment.sql(in:)`): `?` in SQLite, `$1`, `$2`, … in PostgreSQL.
+    func parameterMarker(at position: Int) -> String
+    /// Whether markers are numbered; when false every marker is `?`, the placeholder fragments
+    /// are built with, and finishing a statement keeps its text as it is.
+    var numbersParameters: Bool { get }
 
     /// The declared type of a column.
     func typeName(of type: SQLColumnType, length: Int?) -> String
@@ -82,13 +86,13 @@ extension SQLDialect {
 
     /// `column = <parameter>`, for the conditions of statements whose values are bound later.
     package func equalsParameter(_ column: String) -> SQLFragment {
-        SQLFragment(quote(column) + " = " + parameterMarker)
+        SQLFragment(quote(column) + " = " + SQLFragment.placeholder)
     }
 
     /// A parenthesised list of bound values, `(?, ?, ?)`.
     package func parameterList(_ values: [SQLValue]) -> SQLFragment {
         if values.allSatisfy(bindsPlainly) {
-            return SQLFragment("(" + Array(repeating: parameterMarker, count: values.count).joined(separator: ", ") + ")", arguments: values)
+            return SQLFragment("(" + Array(repeating: SQLFragment.placeholder, count: values.count).joined(separator: ", ") + ")", arguments: values)
         }
         var list = SQLFragment("(")
         for (offset, value) in values.enumerated() {

@@ -28,7 +28,9 @@ package struct SQLiteDialect: SQLDialect {
         "TIES", "TO", "TRANSACTION", "TRIGGER", "UNBOUNDED", "UNION", "UNIQUE", "UPDATE", "USING", "VACUUM",
         "VALUES", "VIEW", "VIRTUAL", "WHEN", "WHERE", "WINDOW", "WITH", "WITHOUT",
     ]
-    package var parameterMarker: String { "?" }
+    /// SQLite's anonymous `?`, numbered by SQLite itself in reading order.
+    package func parameterMarker(at position: Int) -> String { SQLFragment.placeholder }
+    package var numbersParameters: Bool { false }
 
     package func typeName(of type: SQLColumnType, length: Int?) -> String {
         length.map { type.rawValue + "(\($0))" } ?? type.rawValue
@@ -64,11 +66,11 @@ package struct SQLiteDialect: SQLDialect {
     package func parameter(_ value: SQLValue) -> SQLFragment {
         switch value {
         case .blob(let data) where data.isEmpty:
-            return "zeroblob(" + SQLFragment("?", arguments: [.integer(0)]) + ")"
+            return "zeroblob(" + SQLFragment(SQLFragment.placeholder, arguments: [.integer(0)]) + ")"
         case .text(let string) where string.utf8.contains(0):
-            return SQLFragment("CAST(? AS TEXT)", arguments: [.blob(Data(string.utf8))])
+            return SQLFragment("CAST(" + SQLFragment.placeholder + " AS TEXT)", arguments: [.blob(Data(string.utf8))])
         default:
-            return SQLFragment("?", arguments: [value])
+            return SQLFragment(SQLFragment.placeholder, arguments: [value])
         }
     }
 
