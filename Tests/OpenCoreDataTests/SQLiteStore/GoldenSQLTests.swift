@@ -32,8 +32,8 @@ struct GoldenSQLTests {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
         let request = SQLFetchQuery(entity: model.entitiesByName["TodoEntity"]!,
-                                        sortKeys: [SQLSortKey("title", ascending: true), SQLSortKey("createdAt", ascending: false)],
-                                        limit: 10, offset: 5)
+                                     sortKeys: [SQLSortKey("title", ascending: true), SQLSortKey("createdAt", ascending: false)],
+                                     limit: 10, offset: 5)
         let sql = try objectsSQL(schema, request)
         #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 ORDER BY t0.ZTITLE COLLATE OCD_COMPARE ASC, t0.ZCREATEDAT DESC, t0.Z_PK LIMIT ? OFFSET ?")
         #expect(sql.arguments == [.integer(10), .integer(5)])
@@ -44,8 +44,8 @@ struct GoldenSQLTests {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
         let request = SQLFetchQuery(entity: model.entitiesByName["TodoEntity"]!,
-                                        sortKeys: [SQLSortKey("location.placeName", ascending: false),
-                                                          SQLSortKey("location.latitude", ascending: true)])
+                                     sortKeys: [SQLSortKey("location.placeName", ascending: false),
+                                                       SQLSortKey("location.latitude", ascending: true)])
         let sql = try objectsSQL(schema, request)
         #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 LEFT JOIN ZLOCATIONENTITY t1 ON t1.Z_PK = t0.ZLOCATION ORDER BY t1.ZPLACENAME COLLATE OCD_COMPARE DESC, t1.ZLATITUDE ASC, t0.Z_PK")
     }

@@ -149,7 +149,7 @@ struct PredicateLoweringGoldenTests {
         try expect("%@ IN children", [stored], " WHERE EXISTS (SELECT 1 FROM ZPERSON t1 WHERE (t1.ZPARENT = t0.Z_PK) AND (t1.Z_PK = ?))", [key])
         // Another store's IDs match no row of this one.
         let query = SQLFetchQuery(entity: Self.model.entitiesByName["Person"]!, predicate: NSPredicate(format: "SELF == %@", stored.objectID),
-                                     storeIdentifier: store.identifier + "-other")
+                                  storeIdentifier: store.identifier + "-other")
         let other = try SQLQueryBuilder(schema: Self.schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
         #expect(other.text == "SELECT t0.Z_PK FROM ZPERSON t0 WHERE FALSE")
     }

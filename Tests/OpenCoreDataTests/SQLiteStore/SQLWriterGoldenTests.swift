@@ -182,8 +182,8 @@ struct SQLWriterGoldenTests {
         let (model, schema) = frozen(TestModels.orderedModel())
         let playlist = model.entitiesByName["Playlist"]!
         let query = SQLFetchQuery(entity: playlist,
-                                     predicate: NSPredicate(format: "name ==[c] 'mix' OR NOT (name BEGINSWITH 'a') OR songs.@sum.title.length > 3"),
-                                     sortKeys: [SQLSortKey("name")], limit: 5)
+                                  predicate: NSPredicate(format: "name ==[c] 'mix' OR NOT (name BEGINSWITH 'a') OR songs.@sum.title.length > 3"),
+                                  sortKeys: [SQLSortKey("name")], limit: 5)
         let spelled = try SQLQueryBuilder(schema: schema, dialect: other).select(query, columns: [other.column("Z_PK", of: "t0")]).render(in: other)
         let sqlite = try SQLQueryBuilder(schema: schema, dialect: dialect).select(query, columns: [dialect.column("Z_PK", of: "t0")]).render(in: dialect)
         #expect(spelled.text != sqlite.text)
