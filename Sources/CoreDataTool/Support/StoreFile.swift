@@ -127,8 +127,8 @@ final class StoreFile {
     }
 
     /// The library's mapping of a model onto this file: entity numbers by `Z_PRIMARYKEY` name, tables.
-    static func schema(for model: NSManagedObjectModel, rows: [EntityRow]) -> SQLiteSchema {
-        SQLiteSchema(model: model, storedNumbers: Dictionary(rows.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first }))
+    static func schema(for model: NSManagedObjectModel, rows: [EntityRow]) -> SQLStoreSchema {
+        SQLStoreSchema(model: model, storedNumbers: Dictionary(rows.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first }))
     }
 
     /// The number of rows of one entity (not its subentities) in a table.
@@ -139,10 +139,10 @@ final class StoreFile {
             select.columns = [SQLFragment("COUNT(*)")]
             let columns = try db.columns(in: table).map { $0.name.uppercased() }
             if columns.contains("Z_ENT") {
-                select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(entityNumber.databaseValue)]
+                select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(.integer(Int64(entityNumber)))]
             }
             let sql = select.render(in: dialect)
-            return try Int.fetchOne(db, sql: sql.text, arguments: sql.statementArguments) ?? 0
+            return try Int.fetchOne(db, sql: sql.sql(in: dialect), arguments: sql.statementArguments) ?? 0
         }
     }
 
@@ -154,12 +154,12 @@ final class StoreFile {
             let dialect = Self.dialect
             var select = SQLSelect(from: dialect.identifier(table))
             select.columns = [dialect.identifier("Z_PK")]
-            select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(entityNumber.databaseValue),
-                                 dialect.identifier("Z_PK") + " > " + dialect.parameter(key.databaseValue)]
+            select.conditions = [dialect.identifier("Z_ENT") + " = " + dialect.parameter(.integer(Int64(entityNumber))),
+                                 dialect.identifier("Z_PK") + " > " + dialect.parameter(.integer(key))]
             select.orderBy = [dialect.identifier("Z_PK")]
             select.limit = limit
             let sql = select.render(in: dialect)
-            return try Int64.fetchAll(db, sql: sql.text, arguments: sql.statementArguments)
+            return try Int64.fetchAll(db, sql: sql.sql(in: dialect), arguments: sql.statementArguments)
         }
     }
 

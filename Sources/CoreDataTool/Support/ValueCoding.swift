@@ -88,7 +88,7 @@ enum ValueCoding {
     /// whether an import changes anything.
     static func asStored(_ value: Any?, attribute: NSAttributeDescription) -> Any? {
         guard attribute.attributeType == .decimalAttributeType, let number = value as? NSDecimalNumber else { return value }
-        return NSDecimalNumber(decimal: SQLiteValueCoding.decimal(from: SQLiteValueCoding.double(from: number.decimalValue)))
+        return NSDecimalNumber(decimal: SQLValueCoding.decimal(from: SQLValueCoding.double(from: number.decimalValue)))
     }
 
     // MARK: - From JSON

@@ -133,7 +133,7 @@ extension DictionaryLoweringTests {
     func goldenSQL() throws {
         let model = LoweringTestModel.model()
         model.freeze()
-        let builder = SQLiteQueryBuilder(schema: SQLiteSchema(model: model), dialect: SQLiteDialect())
+        let builder = SQLQueryBuilder(schema: SQLStoreSchema(model: model), dialect: SQLiteDialect())
         let entity = model.entitiesByName["Person"]!
         func sql(_ entry: Case) throws -> SQLFragment {
             let fetch = StoreFetchRequest(entity: entity, predicate: entry.predicate.map { NSPredicate(format: $0) }, sortDescriptors: entry.sort,
@@ -144,7 +144,7 @@ extension DictionaryLoweringTests {
         }
         let grouped = try sql(Self.cases[7])
         #expect(grouped.text == "SELECT c0_0, COUNT(c1_0), MAX(c1_0) FROM (SELECT t1.ZNAME AS c0_0, t0.ZAGE AS c1_0, ROW_NUMBER() OVER (ORDER BY t0.ZAGE ASC, t0.Z_PK) AS rn FROM ZPERSON t0 LEFT JOIN ZDEPARTMENT t1 ON t1.Z_PK = t0.ZDEPARTMENT) GROUP BY c0_0 COLLATE OCD_COMPARE HAVING COUNT(c1_0) > ? ORDER BY MIN(rn)")
-        #expect(grouped.arguments == [3.databaseValue])
+        #expect(grouped.arguments == [.integer(3)])
         let distinct = try sql(Self.cases[3])
         #expect(distinct.text == "SELECT c0_0 FROM (SELECT t0.ZCITY AS c0_0, ROW_NUMBER() OVER (ORDER BY t0.ZCITY COLLATE OCD_COMPARE ASC, t0.Z_PK) AS rn FROM ZPERSON t0) GROUP BY c0_0 COLLATE OCD_COMPARE ORDER BY MIN(rn)")
         let plain = try sql(Self.cases[1])

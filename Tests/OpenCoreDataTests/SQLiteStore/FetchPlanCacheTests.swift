@@ -33,7 +33,7 @@ struct FetchPlanCacheTests {
 
         /// The statement a translation gives now, bypassing the cache.
         func fresh(_ request: StoreFetchRequest, _ purpose: StoreFetchPurpose) -> SQLFragment? {
-            guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
+            guard let query = try? SQLFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
             return backend.statement(for: query, purpose)
         }
     }
@@ -52,7 +52,7 @@ struct FetchPlanCacheTests {
                 let entity = try fixture.entity(entityName)
                 let sort = [NSSortDescriptor(key: "name", ascending: true)]
                 let original = StoreFetchRequest(entity: entity, predicate: predicate, sortDescriptors: entityName == "Person" ? sort : [])
-                let query = try SQLiteFetchQuery(original, storeIdentifier: fixture.store.identifier)
+                let query = try SQLFetchQuery(original, storeIdentifier: fixture.store.identifier)
                 guard let constants = SQLPlanShape(query, purpose: 0, dialect: SQLiteStore.dialect)?.constants else {
                     // now() and random() bind a new value per translation, FUNCTION() never runs: not cached.
                     #expect(["now()", "random", "FUNCTION("].contains { format.contains($0) }, "\(format) has no plan shape")
@@ -63,7 +63,7 @@ struct FetchPlanCacheTests {
                 let unordered = arguments.contains { $0 is any SetAlgebra || $0 is NSSet || $0 is [AnyHashable: Any] || $0 is NSDictionary }
                 func same(_ lhs: SQLFragment?, _ rhs: SQLFragment?) -> Bool {
                     guard unordered, let lhs, let rhs else { return lhs == rhs }
-                    return lhs.text == rhs.text && lhs.arguments.map(\.description).sorted() == rhs.arguments.map(\.description).sorted()
+                    return lhs.text == rhs.text && lhs.arguments.map { "\($0)" }.sorted() == rhs.arguments.map { "\($0)" }.sorted()
                 }
                 for variant in 0..<4 {
                     var replacements: [Int: Any] = [:]
@@ -123,15 +123,15 @@ struct FetchPlanCacheTests {
         for (format, first, second) in [("name LIKE %@", "A*", "B*"), ("name ==[c] %@", "adam", "eve"), ("name BEGINSWITH %@", "", "A")] {
             fixture.backend.planCache.removeAll()
             _ = try fixture.planned(request(format, [first]), .objectIDs)
-            let query = try SQLiteFetchQuery(request(format, [second]), storeIdentifier: fixture.store.identifier)
+            let query = try SQLFetchQuery(request(format, [second]), storeIdentifier: fixture.store.identifier)
             let shape = try #require(SQLPlanShape(query, purpose: StoreFetchPurpose.objectIDs.planCode, dialect: SQLiteStore.dialect))
             #expect(fixture.backend.planCache.statement(for: shape) == nil, "\(format)")
-            let again = try SQLiteFetchQuery(request(format, [first]), storeIdentifier: fixture.store.identifier)
+            let again = try SQLFetchQuery(request(format, [first]), storeIdentifier: fixture.store.identifier)
             let sameShape = try #require(SQLPlanShape(again, purpose: StoreFetchPurpose.objectIDs.planCode, dialect: SQLiteStore.dialect))
             #expect(fixture.backend.planCache.statement(for: sameShape) != nil, "\(format)")
         }
         // now() changes between two translations: never cached.
-        let query = try SQLiteFetchQuery(request("birthday < now()", []), storeIdentifier: fixture.store.identifier)
+        let query = try SQLFetchQuery(request("birthday < now()", []), storeIdentifier: fixture.store.identifier)
         #expect(SQLPlanShape(query, purpose: 0, dialect: SQLiteStore.dialect) == nil)
     }
 

@@ -90,7 +90,7 @@ struct FixtureStoreRowTests {
         #expect(try Data(contentsOf: copy) == before)
     }
 
-    private func compare(_ object: NSManagedObject, with row: Row, table: SQLiteTable, raw: DatabaseQueue, schema: SQLiteSchema, label: String) throws {
+    private func compare(_ object: NSManagedObject, with row: Row, table: SQLTable, raw: DatabaseQueue, schema: SQLStoreSchema, label: String) throws {
         for property in object.entity.properties where property.isStored {
             guard let column = table.valueColumn(for: property) else {
                 if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
@@ -121,9 +121,9 @@ struct FixtureStoreRowTests {
                 let number = (value as? Date)?.timeIntervalSinceReferenceDate ?? (value as? NSNumber)?.doubleValue
                 #expect(number.map { abs($0 - seconds) <= abs(seconds) * 1e-6 } == true, "\(label).\(attribute.name)")
             case (.decimalAttributeType, .double(let double)):
-                #expect((value as? NSDecimalNumber).map { SQLiteValueCoding.double(from: $0.decimalValue) } == double, "\(label).\(attribute.name)")
+                #expect((value as? NSDecimalNumber).map { SQLValueCoding.double(from: $0.decimalValue) } == double, "\(label).\(attribute.name)")
             case (.UUIDAttributeType, .blob(let bytes)):
-                #expect((value as? UUID).map(SQLiteValueCoding.uuidBytes) == bytes, "\(label).\(attribute.name)")
+                #expect((value as? UUID).map(SQLValueCoding.uuidBytes) == bytes, "\(label).\(attribute.name)")
             case (.binaryDataAttributeType, .blob(let bytes)):
                 #expect(value as? Data == bytes, "\(label).\(attribute.name)")
             case (.transformableAttributeType, _):
@@ -134,7 +134,7 @@ struct FixtureStoreRowTests {
         }
     }
 
-    private func compareToMany(_ object: NSManagedObject, _ relationship: NSRelationshipDescription, raw: DatabaseQueue, schema: SQLiteSchema, label: String) throws {
+    private func compareToMany(_ object: NSManagedObject, _ relationship: NSRelationshipDescription, raw: DatabaseQueue, schema: SQLStoreSchema, label: String) throws {
         let destinations = Set(object.objectIDs(forRelationshipNamed: relationship.name).map(\.primaryKey))
         let key = object.objectID.primaryKey
         let expected: Set<Int64>

@@ -227,6 +227,6 @@ struct FixtureStoreTests {
         #expect(loaded.entityVersionHashesByName == inCode.entityVersionHashesByName)
         loaded.freeze()
         inCode.freeze()
-        #expect(SQLiteSchema(model: loaded).creationStatements(in: SQLiteDialect()) == SQLiteSchema(model: inCode).creationStatements(in: SQLiteDialect()))
+        #expect(SQLStoreSchema(model: loaded).creationStatements(in: SQLiteDialect()) == SQLStoreSchema(model: inCode).creationStatements(in: SQLiteDialect()))
     }
 }

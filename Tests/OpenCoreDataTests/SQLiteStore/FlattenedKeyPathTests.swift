@@ -110,11 +110,11 @@ struct FlattenedKeyPathTests {
     func goldenSQL() throws {
         let model = Self.model()
         model.freeze()
-        let schema = SQLiteSchema(model: model)
+        let schema = SQLStoreSchema(model: model)
         let predicate = try NSPredicate.parse(format: "ANY pets.tags.label == 'good'")
-        let query = SQLiteFetchQuery(entity: model.entitiesByName["Person"]!, predicate: predicate)
-        let sql = try SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
+        let query = SQLFetchQuery(entity: model.entitiesByName["Person"]!, predicate: predicate)
+        let sql = try SQLQueryBuilder(schema: schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
         #expect(sql.text == "SELECT t0.Z_PK FROM ZPERSON t0 WHERE EXISTS (SELECT 1 FROM ZTAG t4 WHERE (t4.Z_PK IN (SELECT t2.Z_PK FROM ZPET t1, Z_3TAGS j3 JOIN ZTAG t2 ON t2.Z_PK = j3.Z_4TAGS WHERE (t1.ZOWNER = t0.Z_PK) AND (j3.Z_3PETS = t1.Z_PK))) AND (t4.ZLABEL IS NOT NULL) AND (t4.ZLABEL = ?))")
-        #expect(sql.arguments == ["good".databaseValue])
+        #expect(sql.arguments == [.text("good")])
     }
 }

@@ -6,14 +6,14 @@ import Testing
 /// Pins down how store requests translate to SQL: text with placeholders, values bound.
 @Suite("Golden SQL")
 struct GoldenSQLTests {
-    private func schema(_ model: NSManagedObjectModel) -> SQLiteSchema {
+    private func schema(_ model: NSManagedObjectModel) -> SQLStoreSchema {
         model.freeze()
-        return SQLiteSchema(model: model)
+        return SQLStoreSchema(model: model)
     }
 
-    private func objectsSQL(_ schema: SQLiteSchema, _ request: SQLiteFetchQuery) throws -> SQLFragment {
+    private func objectsSQL(_ schema: SQLStoreSchema, _ request: SQLFetchQuery) throws -> SQLFragment {
         let decoder = SQLiteRowDecoder(schema: schema, dialect: SQLiteDialect(), entity: request.entity, includesSubentities: request.includesSubentities)
-        return try SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect()).select(request, columns: decoder.selection).render(in: SQLiteDialect())
+        return try SQLQueryBuilder(schema: schema, dialect: SQLiteDialect()).select(request, columns: decoder.selection).render(in: SQLiteDialect())
     }
 
     private let todoColumns = "t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZLOCATION, t0.ZCOMPLETEDAT, t0.ZCREATEDAT, t0.ZUPDATEDAT, t0.ZTITLE, t0.ZTODOID"
@@ -22,7 +22,7 @@ struct GoldenSQLTests {
     func plainFetch() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let sql = try objectsSQL(schema, SQLiteFetchQuery(entity: model.entitiesByName["TodoEntity"]!))
+        let sql = try objectsSQL(schema, SQLFetchQuery(entity: model.entitiesByName["TodoEntity"]!))
         #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0")
         #expect(sql.arguments.isEmpty)
     }
@@ -31,21 +31,21 @@ struct GoldenSQLTests {
     func sortLimitOffset() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let request = SQLiteFetchQuery(entity: model.entitiesByName["TodoEntity"]!,
-                                        sortKeys: [SQLSortKey("title", ascending: true), SQLSortKey("createdAt", ascending: false)],
-                                        limit: 10, offset: 5)
+        let request = SQLFetchQuery(entity: model.entitiesByName["TodoEntity"]!,
+                                     sortKeys: [SQLSortKey("title", ascending: true), SQLSortKey("createdAt", ascending: false)],
+                                     limit: 10, offset: 5)
         let sql = try objectsSQL(schema, request)
         #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 ORDER BY t0.ZTITLE COLLATE OCD_COMPARE ASC, t0.ZCREATEDAT DESC, t0.Z_PK LIMIT ? OFFSET ?")
-        #expect(sql.arguments == [10.databaseValue, 5.databaseValue])
+        #expect(sql.arguments == [.integer(10), .integer(5)])
     }
 
     @Test("Sorting through a to-one joins its table once")
     func toOneSort() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let request = SQLiteFetchQuery(entity: model.entitiesByName["TodoEntity"]!,
-                                        sortKeys: [SQLSortKey("location.placeName", ascending: false),
-                                                          SQLSortKey("location.latitude", ascending: true)])
+        let request = SQLFetchQuery(entity: model.entitiesByName["TodoEntity"]!,
+                                     sortKeys: [SQLSortKey("location.placeName", ascending: false),
+                                                       SQLSortKey("location.latitude", ascending: true)])
         let sql = try objectsSQL(schema, request)
         #expect(sql.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 LEFT JOIN ZLOCATIONENTITY t1 ON t1.Z_PK = t0.ZLOCATION ORDER BY t1.ZPLACENAME COLLATE OCD_COMPARE DESC, t1.ZLATITUDE ASC, t0.Z_PK")
     }
@@ -54,13 +54,13 @@ struct GoldenSQLTests {
     func countsAndIDs() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let builder = SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect())
+        let builder = SQLQueryBuilder(schema: schema, dialect: SQLiteDialect())
         let entity = model.entitiesByName["TagEntity"]!
-        #expect(try builder.count(SQLiteFetchQuery(entity: entity)).text == "SELECT COUNT(*) FROM ZTAGENTITY t0")
-        let paged = try builder.count(SQLiteFetchQuery(entity: entity, limit: 3))
+        #expect(try builder.count(SQLFetchQuery(entity: entity)).text == "SELECT COUNT(*) FROM ZTAGENTITY t0")
+        let paged = try builder.count(SQLFetchQuery(entity: entity, limit: 3))
         #expect(paged.text == "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM ZTAGENTITY t0 LIMIT ?)")
-        #expect(paged.arguments == [3.databaseValue])
-        let ids = try builder.selectObjectIDs(SQLiteFetchQuery(entity: entity, sortKeys: [SQLSortKey("title", ascending: true)])).render(in: SQLiteDialect())
+        #expect(paged.arguments == [.integer(3)])
+        let ids = try builder.selectObjectIDs(SQLFetchQuery(entity: entity, sortKeys: [SQLSortKey("title", ascending: true)])).render(in: SQLiteDialect())
         #expect(ids.text == "SELECT t0.Z_PK, t0.Z_ENT FROM ZTAGENTITY t0 ORDER BY t0.ZTITLE COLLATE OCD_COMPARE ASC, t0.Z_PK")
     }
 
@@ -68,17 +68,17 @@ struct GoldenSQLTests {
     func subentities() throws {
         let model = FixtureModels.coreDataPlusSampleModelV1()
         let schema = schema(model)
-        let builder = SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect())
+        let builder = SQLQueryBuilder(schema: schema, dialect: SQLiteDialect())
         let car = model.entitiesByName["Car"]!, sport = model.entitiesByName["SportCar"]!
-        let all = try builder.count(SQLiteFetchQuery(entity: car))
+        let all = try builder.count(SQLFetchQuery(entity: car))
         #expect(all.text == "SELECT COUNT(*) FROM ZCAR t0")
-        let sports = try builder.count(SQLiteFetchQuery(entity: sport))
+        let sports = try builder.count(SQLFetchQuery(entity: sport))
         #expect(sports.text == "SELECT COUNT(*) FROM ZCAR t0 WHERE t0.Z_ENT IN (?, ?)")
-        #expect(sports.arguments == [2.databaseValue, 3.databaseValue])
-        let onlyCars = try builder.count(SQLiteFetchQuery(entity: car, includesSubentities: false))
+        #expect(sports.arguments == [.integer(2), .integer(3)])
+        let onlyCars = try builder.count(SQLFetchQuery(entity: car, includesSubentities: false))
         #expect(onlyCars.text == "SELECT COUNT(*) FROM ZCAR t0 WHERE t0.Z_ENT = ?")
-        #expect(onlyCars.arguments == [1.databaseValue])
-        let rows = try objectsSQL(schema, SQLiteFetchQuery(entity: sport))
+        #expect(onlyCars.arguments == [.integer(1)])
+        let rows = try objectsSQL(schema, SQLFetchQuery(entity: sport))
         #expect(rows.text == "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZOWNER, t0.ZISLIMITEDEDITION, t0.ZMARKEDFORDELETIONASOF, t0.ZMAKER, t0.ZMODEL, t0.ZNUMBERPLATE, t0.ZCOLOR FROM ZCAR t0 WHERE t0.Z_ENT IN (?, ?)")
     }
 
@@ -86,13 +86,13 @@ struct GoldenSQLTests {
     func destinations() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let builder = SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect())
+        let builder = SQLQueryBuilder(schema: schema, dialect: SQLiteDialect())
         let todo = model.entitiesByName["TodoEntity"]!, location = model.entitiesByName["LocationEntity"]!, tag = model.entitiesByName["TagEntity"]!
         func columns(_ entity: NSEntityDescription) -> [SQLFragment] { SQLiteRowDecoder(schema: schema, dialect: SQLiteDialect(), entity: entity, includesSubentities: true).selection }
 
         let toOne = try builder.destinations(of: todo.relationshipsByName["location"]!, sourceKey: 7, columns: columns(location))
         #expect(toOne.text == "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZALTITUDE, t0.ZLATITUDE, t0.ZLONGITUDE, t0.ZID, t0.ZPLACENAME FROM ZLOCATIONENTITY t0 WHERE t0.Z_PK = (SELECT ZLOCATION FROM ZTODOENTITY WHERE Z_PK = ?)")
-        #expect(toOne.arguments == [7.databaseValue])
+        #expect(toOne.arguments == [.integer(7)])
 
         let toMany = try builder.destinations(of: location.relationshipsByName["todos"]!, sourceKey: 3, columns: columns(todo))
         #expect(toMany.text == "SELECT \(todoColumns) FROM ZTODOENTITY t0 WHERE t0.ZLOCATION = ?")
@@ -104,7 +104,7 @@ struct GoldenSQLTests {
 
         let ordered = TestModels.orderedModel()
         let orderedSchema = self.schema(ordered)
-        let orderedBuilder = SQLiteQueryBuilder(schema: orderedSchema, dialect: SQLiteDialect())
+        let orderedBuilder = SQLQueryBuilder(schema: orderedSchema, dialect: SQLiteDialect())
         let playlist = ordered.entitiesByName["Playlist"]!
         let songs = try orderedBuilder.destinations(of: playlist.relationshipsByName["songs"]!, sourceKey: 1, columns: [SQLFragment("t0.Z_PK")])
         #expect(songs.text == "SELECT t0.Z_PK FROM ZSONG t0 WHERE t0.ZPLAYLIST = ? ORDER BY t0.Z_FOK_PLAYLIST, t0.Z_PK")
@@ -116,13 +116,13 @@ struct GoldenSQLTests {
     func notLowered() throws {
         let model = FixtureModels.arnosoloTodo()
         let schema = schema(model)
-        let builder = SQLiteQueryBuilder(schema: schema, dialect: SQLiteDialect())
+        let builder = SQLQueryBuilder(schema: schema, dialect: SQLiteDialect())
         let todo = model.entitiesByName["TodoEntity"]!
         #expect(throws: SQLTranslationError.self) {
-            try builder.select(SQLiteFetchQuery(entity: todo, sortKeys: [SQLSortKey("tags", ascending: true)]), columns: [])
+            try builder.select(SQLFetchQuery(entity: todo, sortKeys: [SQLSortKey("tags", ascending: true)]), columns: [])
         }
         #expect(throws: SQLTranslationError.self) {
-            try builder.select(SQLiteFetchQuery(entity: todo, sortKeys: [SQLSortKey("nope", ascending: true)]), columns: [])
+            try builder.select(SQLFetchQuery(entity: todo, sortKeys: [SQLSortKey("nope", ascending: true)]), columns: [])
         }
     }
 

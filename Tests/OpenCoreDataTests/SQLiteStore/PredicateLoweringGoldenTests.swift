@@ -12,14 +12,14 @@ struct PredicateLoweringGoldenTests {
         model.freeze()
         return model
     }()
-    private static let schema = SQLiteSchema(model: model)
+    private static let schema = SQLStoreSchema(model: model)
 
     /// `SELECT t0.Z_PK FROM … WHERE …` for a predicate on an entity.
     private func lowered(_ format: String, _ arguments: [Any] = [], on entityName: String = "Person") throws -> SQLFragment {
         let entity = Self.model.entitiesByName[entityName]!
         let predicate = try NSPredicate.parse(format: format, arguments: arguments)
-        return try SQLiteQueryBuilder(schema: Self.schema, dialect: SQLiteDialect())
-            .select(SQLiteFetchQuery(entity: entity, predicate: predicate), columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
+        return try SQLQueryBuilder(schema: Self.schema, dialect: SQLiteDialect())
+            .select(SQLFetchQuery(entity: entity, predicate: predicate), columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
     }
 
     private func expect(_ format: String, on entityName: String = "Person",
@@ -32,7 +32,7 @@ struct PredicateLoweringGoldenTests {
         let fragment = try lowered(format, arguments, on: entityName)
         let from = entityName == "Todo" ? "ZTODO" : "ZPERSON"
         #expect(fragment.text == "SELECT t0.Z_PK FROM \(from) t0" + sql, "\(format)", sourceLocation: sourceLocation)
-        #expect(fragment.arguments == bound.map { $0?.databaseValue ?? .null }, "\(format)", sourceLocation: sourceLocation)
+        #expect(fragment.arguments.map(\.databaseValue) == bound.map { $0?.databaseValue ?? .null }, "\(format)", sourceLocation: sourceLocation)
     }
 
     @Test("Comparisons bind values; == is =, != is IS NOT (nil != x is true), nil is IS NULL")
@@ -50,7 +50,7 @@ struct PredicateLoweringGoldenTests {
     @Test("Values are encoded as the store writes them: dates, UUIDs, booleans, decimals, URIs, data")
     func encodings() throws {
         try expect("birthday > %@", [Date(timeIntervalSinceReferenceDate: 86_400)], " WHERE t0.ZBIRTHDAY > ?", [86_400.0])
-        try expect("id == %@", [PredicateFixtures.adamID], " WHERE t0.ZID = ?", [SQLiteValueCoding.uuidBytes(PredicateFixtures.adamID)])
+        try expect("id == %@", [PredicateFixtures.adamID], " WHERE t0.ZID = ?", [SQLValueCoding.uuidBytes(PredicateFixtures.adamID)])
         try expect("isActive == YES", " WHERE t0.ZISACTIVE = ?", [1])
         try expect("balance == %@", [Decimal(string: "10.25")!], " WHERE t0.ZBALANCE = ?", [10.25])
         try expect("homepage == %@", [URL(string: "https://example.com/a")!], " WHERE t0.ZHOMEPAGE = ?", ["https://example.com/a"])
@@ -148,9 +148,9 @@ struct PredicateLoweringGoldenTests {
         try expect("parent == %@", [unsaved], " WHERE FALSE", [])
         try expect("%@ IN children", [stored], " WHERE EXISTS (SELECT 1 FROM ZPERSON t1 WHERE (t1.ZPARENT = t0.Z_PK) AND (t1.Z_PK = ?))", [key])
         // Another store's IDs match no row of this one.
-        let query = SQLiteFetchQuery(entity: Self.model.entitiesByName["Person"]!, predicate: NSPredicate(format: "SELF == %@", stored.objectID),
-                                     storeIdentifier: store.identifier + "-other")
-        let other = try SQLiteQueryBuilder(schema: Self.schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
+        let query = SQLFetchQuery(entity: Self.model.entitiesByName["Person"]!, predicate: NSPredicate(format: "SELF == %@", stored.objectID),
+                                  storeIdentifier: store.identifier + "-other")
+        let other = try SQLQueryBuilder(schema: Self.schema, dialect: SQLiteDialect()).select(query, columns: [SQLFragment("t0.Z_PK")]).render(in: SQLiteDialect())
         #expect(other.text == "SELECT t0.Z_PK FROM ZPERSON t0 WHERE FALSE")
     }
 

@@ -11,9 +11,9 @@ import Testing
 struct SQLWriterGoldenTests {
     private let dialect = SQLiteDialect()
 
-    private func frozen(_ model: NSManagedObjectModel) -> (NSManagedObjectModel, SQLiteSchema) {
+    private func frozen(_ model: NSManagedObjectModel) -> (NSManagedObjectModel, SQLStoreSchema) {
         model.freeze()
-        return (model, SQLiteSchema(model: model))
+        return (model, SQLStoreSchema(model: model))
     }
 
     // MARK: - Rows
@@ -181,11 +181,11 @@ struct SQLWriterGoldenTests {
         // The predicate and sort lowering ask the dialect for every function, collation and literal.
         let (model, schema) = frozen(TestModels.orderedModel())
         let playlist = model.entitiesByName["Playlist"]!
-        let query = SQLiteFetchQuery(entity: playlist,
-                                     predicate: NSPredicate(format: "name ==[c] 'mix' OR NOT (name BEGINSWITH 'a') OR songs.@sum.title.length > 3"),
-                                     sortKeys: [SQLSortKey("name")], limit: 5)
-        let spelled = try SQLiteQueryBuilder(schema: schema, dialect: other).select(query, columns: [other.column("Z_PK", of: "t0")]).render(in: other)
-        let sqlite = try SQLiteQueryBuilder(schema: schema, dialect: dialect).select(query, columns: [dialect.column("Z_PK", of: "t0")]).render(in: dialect)
+        let query = SQLFetchQuery(entity: playlist,
+                                  predicate: NSPredicate(format: "name ==[c] 'mix' OR NOT (name BEGINSWITH 'a') OR songs.@sum.title.length > 3"),
+                                  sortKeys: [SQLSortKey("name")], limit: 5)
+        let spelled = try SQLQueryBuilder(schema: schema, dialect: other).select(query, columns: [other.column("Z_PK", of: "t0")]).render(in: other)
+        let sqlite = try SQLQueryBuilder(schema: schema, dialect: dialect).select(query, columns: [dialect.column("Z_PK", of: "t0")]).render(in: dialect)
         #expect(spelled.text != sqlite.text)
         #expect(spelled.arguments == sqlite.arguments)
         for sqliteOnly in ["OCD_", "TOTAL(", "IS NOT 1", "zeroblob"] {
@@ -201,7 +201,8 @@ struct SQLWriterGoldenTests {
 private struct BacktickDialect: SQLDialect {
     var identifierQuote: Character { "`" }
     var reservedWords: Set<String> { standardSQLReservedWords.union(["FIRST"]) }
-    var parameterMarker: String { "?" }
+    func parameterMarker(at position: Int) -> String { "?" }
+    var numbersParameters: Bool { false }
 
     func typeName(of type: SQLColumnType, length: Int?) -> String {
         switch type {
@@ -216,8 +217,8 @@ private struct BacktickDialect: SQLDialect {
 
     func pagingClause(limit: Int, offset: Int) -> SQLFragment {
         var clause = SQLFragment()
-        if offset > 0 { clause.append(" OFFSET " + parameter(Int64(offset).databaseValue) + " ROWS") }
-        if limit > 0 { clause.append(" FETCH FIRST " + parameter(Int64(limit).databaseValue) + " ROWS ONLY") }
+        if offset > 0 { clause.append(" OFFSET " + parameter(.integer(Int64(offset))) + " ROWS") }
+        if limit > 0 { clause.append(" FETCH FIRST " + parameter(.integer(Int64(limit))) + " ROWS ONLY") }
         return clause
     }
 
@@ -234,8 +235,8 @@ private struct BacktickDialect: SQLDialect {
     }
 
     func greatest(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment { "GREATEST(" + lhs + ", " + rhs + ")" }
-    func parameter(_ value: DatabaseValue) -> SQLFragment { SQLFragment("?", arguments: [value]) }
-    func bindsPlainly(_ value: DatabaseValue) -> Bool { true }
+    func parameter(_ value: SQLValue) -> SQLFragment { SQLFragment(SQLFragment.placeholder, arguments: [value]) }
+    func bindsPlainly(_ value: SQLValue) -> Bool { true }
 
     func collationName(_ collation: SQLCollation) -> String {
         switch collation {
@@ -259,5 +260,5 @@ private struct BacktickDialect: SQLDialect {
     func isNotTrue(_ condition: SQLFragment) -> SQLFragment { "(" + condition + ") IS NOT TRUE" }
     func castToReal(_ value: SQLFragment) -> SQLFragment { "CAST(" + value + " AS DOUBLE PRECISION)" }
     func total(_ value: SQLFragment) -> SQLFragment { "COALESCE(SUM(" + value + "), 0.0)" }
-    func plainEqualityMatchesMemory(_ value: DatabaseValue) -> Bool { false }
+    func plainEqualityMatchesMemory(_ value: SQLValue) -> Bool { false }
 }

@@ -29,18 +29,18 @@ struct SQLiteStoreTests {
         let store = try #require(persistentStore.backend as? SQLiteStore)
         let todo = coordinator.managedObjectModel.entitiesByName["TodoEntity"]!
         let titleSlot = todo.layout.indexByName["title"]!
-        func titles(_ query: SQLiteFetchQuery) throws -> [String] {
+        func titles(_ query: SQLFetchQuery) throws -> [String] {
             try store.fetchSnapshots(query, store: persistentStore).map { snapshot in
                 if case .string(let title) = snapshot.values[titleSlot] { return title }
                 return "?"
             }
         }
-        #expect(try titles(SQLiteFetchQuery(entity: todo, sortKeys: [SQLSortKey("priority", ascending: false), SQLSortKey("title")], limit: 3, offset: 1))
+        #expect(try titles(SQLFetchQuery(entity: todo, sortKeys: [SQLSortKey("priority", ascending: false), SQLSortKey("title")], limit: 3, offset: 1))
                 == ["T5", "T1", "T4"])
-        #expect(try titles(SQLiteFetchQuery(entity: todo, sortKeys: [SQLSortKey("location.placeName"), SQLSortKey("title", ascending: false)]))
+        #expect(try titles(SQLFetchQuery(entity: todo, sortKeys: [SQLSortKey("location.placeName"), SQLSortKey("title", ascending: false)]))
                 == ["T4", "T1", "T5", "T2", "T3", "T0"])
         // Snapshots carry to-one destinations as IDs and leave to-many relationships unloaded.
-        let first = try #require(try store.fetchSnapshots(SQLiteFetchQuery(entity: todo, limit: 1), store: persistentStore).first)
+        let first = try #require(try store.fetchSnapshots(SQLFetchQuery(entity: todo, limit: 1), store: persistentStore).first)
         #expect(first.values[todo.layout.indexByName["location"]!].objectIDValue != nil)
         #expect(first.values[todo.layout.indexByName["tags"]!] == .unloaded)
         #expect(first.version == 1)

@@ -32,15 +32,18 @@ struct LayeringTests {
             "Stores/Good.swift": "// ManagedThing is mentioned in a comment only\nlet text = \"ManagedThing\"\nstruct Column {}\n",
             "Stores/SQL/Bad.swift": "import Foundation\n\nfunc f(_ thing: ManagedThing) {}\n",
             "ObjectGraph/Fetch.swift": "func g(store: Store) { _ = store.backend }\n",
+            "Stores/SQL/Driver.swift": "import GRDB\n\nlet value: DatabaseValue = .null\n",
         ])
         defer { try? FileManager.default.removeItem(at: root) }
         let check = LayerCheck(root: root)
         #expect(check.declaredTypes(in: "ObjectGraph") == ["ManagedThing"])
         let violations = check.violations()
-        #expect(violations.map(\.file).sorted() == ["ObjectGraph/Fetch.swift", "Stores/SQL/Bad.swift"], "\(violations)")
+        #expect(violations.map(\.file).sorted() == ["ObjectGraph/Fetch.swift", "Stores/SQL/Bad.swift", "Stores/SQL/Driver.swift", "Stores/SQL/Driver.swift"], "\(violations)")
         #expect(violations.first { $0.file == "Stores/SQL/Bad.swift" }?.line == 3)
         #expect(violations.first { $0.file == "Stores/SQL/Bad.swift" }?.name == "ManagedThing")
         #expect(violations.first { $0.file == "ObjectGraph/Fetch.swift" }?.name == "backend")
+        // The SQL layer names no driver: neither its module nor its value type.
+        #expect(violations.filter { $0.file == "Stores/SQL/Driver.swift" }.map { "\($0.line):\($0.name)" } == ["1:GRDB", "3:DatabaseValue"])
     }
 
     @Test("Comments, block comments and string literals are blanked; line numbers are kept")

@@ -24,7 +24,7 @@ package enum SQLiteRawBinding {
         sqlite3_bind_int64(handle, index, value)
     }
 
-    /// Binds a store value at a 1-based position, with Apple's encodings (see `SQLiteValueCoding`).
+    /// Binds a store value at a 1-based position, with Apple's encodings (those of `SQLValueCoding`, bound without building values).
     @inline(__always)
     package static func bind(_ value: StoreValue, to handle: SQLiteStatement, at index: Int32) {
         switch value {
@@ -41,9 +41,9 @@ package enum SQLiteRawBinding {
         case .data(let data):
             bindBlob(data, to: handle, at: index)
         case .uuid(let uuid):
-            bindBlob(SQLiteValueCoding.uuidBytes(uuid), to: handle, at: index)
+            bindBlob(SQLValueCoding.uuidBytes(uuid), to: handle, at: index)
         case .decimal(let decimal):
-            sqlite3_bind_double(handle, index, SQLiteValueCoding.double(from: decimal))
+            sqlite3_bind_double(handle, index, SQLValueCoding.double(from: decimal))
         case .uri(let url):
             bindText(url.absoluteString, to: handle, at: index)
         case .objectID(let id):

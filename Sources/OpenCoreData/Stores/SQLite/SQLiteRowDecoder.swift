@@ -37,19 +37,19 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         }
     }
 
-    package let table: SQLiteTable
+    package let table: SQLTable
     /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.<columns>…`
     package let selection: [SQLFragment]
     /// The plan of each entity this decoder reads, indexed by entity number (`Z_ENT`).
     private let plans: [EntityPlan?]
-    private let schema: SQLiteSchema
+    private let schema: SQLStoreSchema
 
     /// - Parameters:
     ///   - entity: the entity whose rows are read.
     ///   - includesSubentities: whether rows of its subentities are read too.
     ///   - dialect: the dialect of the selected columns.
     ///   - alias: the table alias in the query.
-    package init(schema: SQLiteSchema, dialect: any SQLDialect, entity: NSEntityDescription, includesSubentities: Bool,
+    package init(schema: SQLStoreSchema, dialect: any SQLDialect, entity: NSEntityDescription, includesSubentities: Bool,
                  alias: String = SQLTranslationState.rootAlias) {
         let table = schema.table(for: entity)!
         self.table = table

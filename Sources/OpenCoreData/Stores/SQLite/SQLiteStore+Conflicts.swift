@@ -110,7 +110,7 @@ extension SQLiteStore {
     }
 
     /// A stored row of `owner`'s hierarchy whose constraint columns hold `key`, not among `excluded`.
-    private func storedRow(holding key: [StoreValue], columns: [SQLiteColumn], owner: NSEntityDescription, table: SQLiteTable,
+    private func storedRow(holding key: [StoreValue], columns: [SQLColumn], owner: NSEntityDescription, table: SQLTable,
                            excluding excluded: Set<NSManagedObjectID>, db: Database, store: NSPersistentStore) throws -> RowSnapshot? {
         // A key naming an unsaved object cannot match a stored row.
         if key.contains(where: { $0.objectIDValue?.isTemporaryID ?? false }) { return nil }
@@ -121,7 +121,7 @@ extension SQLiteStore {
         select.columns = decoder.selection
         if let filter = builder.entityFilter(owner, includesSubentities: true, alias: alias) { select.conditions.append(filter) }
         for (column, value) in zip(columns, key) {
-            select.conditions.append(dialect.column(column.name, of: alias) + " = " + dialect.parameter(SQLiteValueCoding.databaseValue(value)))
+            select.conditions.append(dialect.column(column.name, of: alias) + " = " + dialect.parameter(SQLValueCoding.value(value)))
         }
         var rows: [RowSnapshot] = []
         try run(db, select.render(in: dialect)) { statement, arguments in
@@ -136,7 +136,7 @@ private struct StoredVersions {
     var byTable: [ObjectIdentifier: [Int64: Int64]] = [:]
 
     /// The stored version of a row, or nil when the row is gone.
-    func version(of id: NSManagedObjectID, schema: SQLiteSchema) -> Int64? {
+    func version(of id: NSManagedObjectID, schema: SQLStoreSchema) -> Int64? {
         guard !id.isTemporaryID, let table = schema.table(for: id.entity) else { return nil }
         return byTable[ObjectIdentifier(table)]?[id.primaryKey]
     }

@@ -9,7 +9,7 @@ extension SQLiteStore {
 
     func evaluatesNatively(_ request: StoreFetchRequest) -> Bool {
         do {
-            _ = try builder.select(SQLiteFetchQuery(request), columns: [])
+            _ = try builder.select(SQLFetchQuery(request), columns: [])
             return true
         } catch {
             return false
@@ -21,7 +21,7 @@ extension SQLiteStore {
     /// descriptors have no SQL form (the coordinator then fetches every row).
     func planFetch(_ request: StoreFetchRequest, for purpose: StoreFetchPurpose, store: NSPersistentStore) throws -> (any StoreFetchPlan)? {
         // A failure to translate is the answer "not in SQL".
-        guard let query = try? SQLiteFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
+        guard let query = try? SQLFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
         let sql: SQLFragment?
         let shape = SQLPlanShape(query, purpose: purpose.planCode, dialect: Self.dialect)
         if let shape, let cached = planCache.statement(for: shape) {
@@ -40,7 +40,7 @@ extension SQLiteStore {
     }
 
     /// The statement a query runs for a purpose, translated now; nil when it has no SQL form.
-    func statement(for query: SQLiteFetchQuery, _ purpose: StoreFetchPurpose) -> SQLFragment? {
+    func statement(for query: SQLFetchQuery, _ purpose: StoreFetchPurpose) -> SQLFragment? {
         do {
             switch purpose {
             case .snapshots:
@@ -76,7 +76,7 @@ extension SQLiteStore {
     }
 
     /// The rows of a query, decoded straight into snapshots.
-    func fetchSnapshots(_ request: SQLiteFetchQuery, store: NSPersistentStore) throws -> [RowSnapshot] {
+    func fetchSnapshots(_ request: SQLFetchQuery, store: NSPersistentStore) throws -> [RowSnapshot] {
         let decoder = decoder(for: request.entity, includesSubentities: request.includesSubentities)
         let sql = try translated(request) { try builder.select(request, columns: decoder.selection).render(in: Self.dialect) }
         return try fetchSnapshots(sql, decoder: decoder, store: store)
@@ -168,13 +168,13 @@ extension SQLiteStore {
 
     /// The primary keys of stored objects grouped by table, in lists of at most `keyChunkSize`
     /// for `Z_PK IN (…)` queries; temporary IDs and entities without a table are left out.
-    func keyChunks(of objectIDs: [NSManagedObjectID]) -> [(table: SQLiteTable, keys: [Int64])] {
-        var keysByTable: [ObjectIdentifier: (table: SQLiteTable, keys: [Int64])] = [:]
+    func keyChunks(of objectIDs: [NSManagedObjectID]) -> [(table: SQLTable, keys: [Int64])] {
+        var keysByTable: [ObjectIdentifier: (table: SQLTable, keys: [Int64])] = [:]
         for id in objectIDs where !id.isTemporaryID {
             guard let table = schema.table(for: id.entity) else { continue }
             keysByTable[ObjectIdentifier(table), default: (table, [])].keys.append(id.primaryKey)
         }
-        var chunks: [(table: SQLiteTable, keys: [Int64])] = []
+        var chunks: [(table: SQLTable, keys: [Int64])] = []
         for (table, keys) in keysByTable.values {
             for start in stride(from: 0, to: keys.count, by: Self.keyChunkSize) {
                 chunks.append((table, Array(keys[start..<min(start + Self.keyChunkSize, keys.count)])))
@@ -199,16 +199,16 @@ extension SQLiteStore {
     // MARK: - Helpers
 
     /// The store query of a fetch request.
-    private func query(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> SQLiteFetchQuery {
+    private func query(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> SQLFetchQuery {
         do {
-            return try SQLiteFetchQuery(request, storeIdentifier: store.identifier)
+            return try SQLFetchQuery(request, storeIdentifier: store.identifier)
         } catch {
             throw CoreDataError.make(NSCoreDataError, "The SQLite store cannot evaluate this request in SQL: \(error.description)")
         }
     }
 
     /// Translates a request, turning a translation failure into a Core Data error.
-    private func translated(_ request: SQLiteFetchQuery?, _ body: () throws -> SQLFragment) throws -> SQLFragment {
+    private func translated(_ request: SQLFetchQuery?, _ body: () throws -> SQLFragment) throws -> SQLFragment {
         do {
             return try body()
         } catch let error as SQLTranslationError {
@@ -218,8 +218,9 @@ extension SQLiteStore {
 
     /// Prepares (from the connection's statement cache) and runs a statement, logging its SQL.
     func run(_ db: Database, _ sql: SQLFragment, _ body: (Statement, StatementArguments) throws -> Void) throws {
-        Log.sql.debug("\(sql.text) \(sql.arguments.isEmpty ? "" : "\(sql.arguments)")")
-        let statement = try db.cachedStatement(sql: sql.text)
+        let text = sql.sql(in: Self.dialect)
+        Log.sql.debug("\(text) \(sql.arguments.isEmpty ? "" : "\(sql.arguments)")")
+        let statement = try db.cachedStatement(sql: text)
         try body(statement, sql.statementArguments)
     }
 }

@@ -12,8 +12,8 @@ import Synchronization
 /// caches are behind `caches`' Mutex.
 final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     let url: URL
-    let schema: SQLiteSchema
-    let builder: SQLiteQueryBuilder
+    let schema: SQLStoreSchema
+    let builder: SQLQueryBuilder
     let options: SQLiteStoreOptions
     private let poolState: Mutex<DatabasePool?>
     /// Where a read-only store is read from; its private copy, if any, is removed on close.
@@ -44,11 +44,11 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let metadata: [String: Any]
     }
 
-    private init(url: URL, schema: SQLiteSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?) {
+    private init(url: URL, schema: SQLStoreSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?) {
         self.url = url
         self.readOnlyLocation = readOnlyLocation
         self.schema = schema
-        self.builder = SQLiteQueryBuilder(schema: schema, dialect: Self.dialect)
+        self.builder = SQLQueryBuilder(schema: schema, dialect: Self.dialect)
         self.options = options
         self.poolState = Mutex(pool)
     }
@@ -107,7 +107,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                 let created = try create(in: pool, model: model, configurationEntities: configurationEntities, url: url)
                 (numbers, metadata, uuid) = (created.entityNumbers, created.metadata, created.uuid)
             }
-            let schema = SQLiteSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers)
+            let schema = SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers)
             let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation)
             let identifier = uuid ?? UUID().uuidString
             metadata[NSStoreUUIDKey] = identifier
@@ -155,7 +155,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                 try checkCompatible(existing.metadata, model: model, configuration: nil, url: url)
                 return (existing.entityNumbers, existing.metadata, existing.uuid ?? UUID().uuidString)
             }
-            let schema = SQLiteSchema(model: model, configurationEntities: configurationEntities)
+            let schema = SQLStoreSchema(model: model, configurationEntities: configurationEntities)
             for statement in schema.creationStatements(in: dialect) {
                 try execute(db, statement)
             }

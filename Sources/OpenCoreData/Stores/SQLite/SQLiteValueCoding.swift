@@ -1,34 +1,19 @@
 import Foundation
 import GRDB
 
-/// Converts between store values and SQLite values with Apple's encodings (formats.md §3.3):
-/// dates as seconds since 2001 (REAL), UUIDs as 16 raw bytes, booleans as 0/1, decimals as
-/// REAL (Apple's behaviour, precision loss included), URIs as their absolute string.
+/// Converts between store values and SQLite values with Apple's encodings (formats.md §3.3),
+/// which `SQLValueCoding` defines for every SQL store: writing is that encoder's value as a GRDB
+/// value; reading decodes GRDB values per row.
 ///
 /// Reading is tolerant: a value stored with another SQLite type than Apple's (TEXT decimals,
 /// text UUIDs, integer dates) is converted rather than rejected.
 package enum SQLiteValueCoding {
     // MARK: - Writing
 
-    /// The SQLite value of a store value.
+    /// The SQLite value of a store value: the layout's encoding (`SQLValueCoding`) as a GRDB value.
     @inline(__always)
     package static func databaseValue(_ value: StoreValue) -> DatabaseValue {
-        switch value {
-        case .null, .unloaded, .objectIDs: return .null
-        case .int(let int): return int.databaseValue
-        case .double(let double): return double.isNaN ? .null : double.databaseValue
-        case .string(let string): return string.databaseValue
-        case .date(let date): return date.timeIntervalSinceReferenceDate.databaseValue
-        case .data(let data): return data.databaseValue
-        case .uuid(let uuid): return uuidBytes(uuid).databaseValue
-        case .decimal(let decimal): return double(from: decimal).databaseValue
-        case .uri(let url): return url.absoluteString.databaseValue
-        case .objectID(let id): return id.primaryKey.databaseValue
-        }
-    }
-
-    package static func uuidBytes(_ uuid: UUID) -> Data {
-        withUnsafeBytes(of: uuid.uuid) { Data($0) }
+        SQLValueCoding.value(value).databaseValue
     }
 
     // MARK: - Reading
@@ -53,7 +38,7 @@ package enum SQLiteValueCoding {
             switch type {
             case .doubleAttributeType, .floatAttributeType: return .double(double)
             case .dateAttributeType: return .date(Date(timeIntervalSinceReferenceDate: double))
-            case .decimalAttributeType: return .decimal(decimal(from: double))
+            case .decimalAttributeType: return .decimal(SQLValueCoding.decimal(from: double))
             case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
                 return .int(Int64(exactly: double.rounded(.towardZero)) ?? 0)
             case .stringAttributeType: return .string(String(double))
@@ -78,18 +63,6 @@ package enum SQLiteValueCoding {
             default: return .data(data)
             }
         }
-    }
-
-    /// The REAL a decimal is stored as: parsed from its decimal spelling, which rounds correctly
-    /// (swift-corelibs' `NSDecimalNumber.doubleValue` can be off in the last digits).
-    package static func double(from decimal: Decimal) -> Double {
-        Double(decimal.description) ?? NSDecimalNumber(decimal: decimal).doubleValue
-    }
-
-    /// The decimal a stored REAL stands for, through its shortest decimal spelling (10.11, not 10.1099…).
-    package static func decimal(from double: Double) -> Decimal {
-        guard double.isFinite else { return Decimal(double) }
-        return Decimal(string: "\(double)") ?? Decimal(double)
     }
 
     /// An integer column value (primary keys, foreign keys, `Z_ENT`), or nil for NULL.

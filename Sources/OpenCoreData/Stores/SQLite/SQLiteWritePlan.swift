@@ -24,8 +24,8 @@ final class SQLiteWritePlan: @unchecked Sendable {
     struct JoinRelationship {
         let slot: Int
         let relationship: NSRelationshipDescription
-        let table: SQLiteJoinTable
-        let access: SQLiteJoinTable.Access
+        let table: SQLJoinTable
+        let access: SQLJoinTable.Access
         /// self key → the other side's keys.
         let selectOthersSQL: String
         /// self key: every pair of the object (when it is deleted).
@@ -41,7 +41,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
         /// self key, other key: a pair written only if it is missing (the mirror row of a self-inverse table).
         let insertMirrorSQL: String
 
-        init(slot: Int, relationship: NSRelationshipDescription, table: SQLiteJoinTable, dialect: any SQLDialect) {
+        init(slot: Int, relationship: NSRelationshipDescription, table: SQLJoinTable, dialect: any SQLDialect) {
             let access = table.access(for: relationship)
             self.slot = slot
             self.relationship = relationship
@@ -51,7 +51,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
             var select = SQLSelect(from: dialect.identifier(table.name))
             select.columns = [dialect.identifier(access.otherColumn)]
             select.conditions = [dialect.equalsParameter(access.selfColumn)]
-            selectOthersSQL = select.render(in: dialect).text
+            selectOthersSQL = select.render(in: dialect).sql(in: dialect)
             deleteBySelfSQL = SQLDelete(from: table.name, where: [access.selfColumn]).sql(in: dialect)
             deleteByOtherSQL = SQLDelete(from: table.name, where: [access.otherColumn]).sql(in: dialect)
             deletePairSQL = SQLDelete(from: table.name, where: pair).sql(in: dialect)
@@ -70,14 +70,14 @@ final class SQLiteWritePlan: @unchecked Sendable {
     /// An ordered to-many whose inverse to-one holds the key: its order lives in the children's `Z_FOK_`.
     struct OrderedChildren {
         let slot: Int
-        let childTable: SQLiteTable
+        let childTable: SQLTable
         let orderColumn: String
         /// position, child key.
         let updateOrderSQL: String
     }
 
     let entity: NSEntityDescription
-    let table: SQLiteTable
+    let table: SQLTable
     let entityNumber: Int64
     /// `INSERT INTO T (Z_PK, Z_ENT, Z_OPT, …) VALUES (?, …)`
     let insertSQL: String
@@ -92,7 +92,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
     let orderedChildren: [OrderedChildren]
     private let updateStatements = Mutex<[[Int]: String]>([:])
 
-    init(entity: NSEntityDescription, schema: SQLiteSchema, dialect: any SQLDialect) {
+    init(entity: NSEntityDescription, schema: SQLStoreSchema, dialect: any SQLDialect) {
         let table = schema.table(for: entity)!
         self.dialect = dialect
         self.entity = entity
@@ -147,7 +147,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
 
     /// Binds a column's value for a row at a 1-based position (keys already permanent).
     @inline(__always)
-    func bind(_ source: ColumnSource, in values: StoreValues, schema: SQLiteSchema, to handle: SQLiteStatement, at index: Int32) {
+    func bind(_ source: ColumnSource, in values: StoreValues, schema: SQLStoreSchema, to handle: SQLiteStatement, at index: Int32) {
         switch source {
         case .value(let slot):
             SQLiteRawBinding.bind(slot < values.count ? values[slot] : .null, to: handle, at: index)
@@ -164,7 +164,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
 
     /// The value of a column for a row's values (keys already permanent).
     @inline(__always)
-    func value(of source: ColumnSource, in values: StoreValues, schema: SQLiteSchema) -> DatabaseValue {
+    func value(of source: ColumnSource, in values: StoreValues, schema: SQLStoreSchema) -> DatabaseValue {
         switch source {
         case .value(let slot):
             return slot < values.count ? SQLiteValueCoding.databaseValue(values[slot]) : .null

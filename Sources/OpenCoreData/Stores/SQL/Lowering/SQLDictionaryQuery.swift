@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A `.dictionaryResultType` fetch in SQL, computing exactly what `DictionaryResults` computes
 /// in memory from the matching objects:
@@ -46,7 +45,7 @@ package struct SQLDictionaryQuery {
     }
 
     /// - Throws: `SQLTranslationError` when SQL cannot give memory's rows exactly.
-    package init(_ request: StoreDictionaryRequest, builder: SQLiteQueryBuilder, storeIdentifier: String?) throws(SQLTranslationError) {
+    package init(_ request: StoreDictionaryRequest, builder: SQLQueryBuilder, storeIdentifier: String?) throws(SQLTranslationError) {
         let entity = request.fetch.entity
         let elements = request.propertiesToFetch ?? entity.properties.filter { $0 is NSAttributeDescription && $0.isStored }
         var specs: [Spec] = []
@@ -64,9 +63,9 @@ package struct SQLDictionaryQuery {
         if (grouped || request.returnsDistinctResults) && (fetch.fetchLimit > 0 || fetch.fetchOffset > 0) {
             throw .unsupported("fetchLimit", "memory pages the objects before it groups or de-duplicates them")
         }
-        let query: SQLiteFetchQuery
+        let query: SQLFetchQuery
         do {
-            query = try SQLiteFetchQuery(fetch, storeIdentifier: storeIdentifier)
+            query = try SQLFetchQuery(fetch, storeIdentifier: storeIdentifier)
         } catch {
             throw error
         }
@@ -236,40 +235,12 @@ package struct SQLDictionaryQuery {
         throw .unsupported("aggregate '\(name)'", "\(function) of \(scalar.kind) values")
     }
 
-    // MARK: - Rows
+    // MARK: - Results
 
-    /// The dictionaries of the result rows.
-    package func rows(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, schema: SQLiteSchema) throws -> [NSDictionary] {
-        var rows: [[String: Any]] = []
-        let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        let handle = statement.sqliteStatement
-        while let row = try cursor.next() {
-            var values: [String: Any] = [:]
-            var index = 0
-            for column in columns {
-                let value: DatabaseValue = row[index]
-                index += 1
-                switch column.output {
-                case .attribute(let attribute):
-                    // Through the row decoder, which reads text with its byte count (NULs kept).
-                    let stored = SQLiteRowDecoder.storeValue(handle, Int32(index - 1), attribute.attributeType)
-                    values[column.name] = AttributeConversion.publicValue(stored, type: attribute.attributeType)
-                case .objectID(let destination):
-                    let number: DatabaseValue = row[index]
-                    index += 1
-                    guard let key = SQLiteValueCoding.integer(value) else { continue }
-                    let entity = SQLiteValueCoding.integer(number).flatMap { schema.entity(number: Int($0)) } ?? destination
-                    values[column.name] = NSManagedObjectID(entity: entity, primaryKey: key, store: store)
-                case .count:
-                    values[column.name] = NSNumber(value: Int(SQLiteValueCoding.integer(value) ?? 0))
-                case .sum(isInteger: true):
-                    values[column.name] = NSNumber(value: SQLiteValueCoding.integer(value) ?? 0)
-                case .sum(isInteger: false), .average:
-                    if let double = Double.fromDatabaseValue(value) { values[column.name] = NSNumber(value: double) }
-                }
-            }
-            rows.append(values)
-        }
+    /// The request's dictionaries from the decoded result rows (each row's keys are the
+    /// columns' names; the store decodes the values, `SQLDictionaryQuery+Rows` for SQLite).
+    package func results(_ rows: [[String: Any]]) -> [NSDictionary] {
+        var rows = rows
         if deduplicates {
             // As memory de-duplicates: by the printed keys and values, keeping the first row.
             var seen = Set<String>()

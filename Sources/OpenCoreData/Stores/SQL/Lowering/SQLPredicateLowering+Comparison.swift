@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // MARK: - Comparisons
 
@@ -129,16 +128,16 @@ extension ComparisonNode: SQLLowerable {
             return never()
         case .objectID(let id):
             guard equality, case .object(let root) = scalar.kind, let key = state.primaryKey(of: id, root: root) else { return never() }
-            return equal(scalar.sql, dialect.parameter(key.databaseValue), nullable: scalar.isNullable, op, dialect)
-        case .value(let kind, let databaseValue):
+            return equal(scalar.sql, dialect.parameter(.integer(key)), nullable: scalar.isNullable, op, dialect)
+        case .value(let kind, let bound):
             guard scalar.kind.isComparable(with: kind), !isObject(kind) else { return never() }
-            var left = scalar.sql, right = dialect.parameter(databaseValue)
+            var left = scalar.sql, right = dialect.parameter(bound)
             if let folding = folding(for: scalar.kind), let text = PredicateValue.string(value) {
-                let folded = StringMatching.fold(text, folding).databaseValue
-                left = dialect.call(.fold, [left, dialect.parameter(Int64(folding.rawValue).databaseValue)])
+                let folded = SQLValue.text(StringMatching.fold(text, folding))
+                left = dialect.call(.fold, [left, dialect.parameter(.integer(Int64(folding.rawValue)))])
                 right = dialect.parameter(folded)
                 if !equality || !dialect.plainEqualityMatchesMemory(folded) { right = dialect.collate(right, .compare) }
-            } else if scalar.kind.isText, !equality || !dialect.plainEqualityMatchesMemory(databaseValue) {
+            } else if scalar.kind.isText, !equality || !dialect.plainEqualityMatchesMemory(bound) {
                 right = dialect.collate(right, .compare)
             }
             if equality { return equal(left, right, nullable: scalar.isNullable, op, dialect) }
@@ -158,7 +157,7 @@ extension ComparisonNode: SQLLowerable {
         if !equality && isObject(lhs.kind) { return .constant(false) }
         var left = lhs.sql, right = rhs.sql
         if let folding = folding(for: lhs.kind) {
-            let options = dialect.parameter(Int64(folding.rawValue).databaseValue)
+            let options = dialect.parameter(.integer(Int64(folding.rawValue)))
             left = dialect.call(.fold, [left, options])
             right = dialect.call(.fold, [right, options])
         }
@@ -231,22 +230,22 @@ extension ComparisonNode: SQLLowerable {
             guard case .constant(let constant) = target else { return .constant(false) }
             return .constant(values.contains { ValueComparison.equal(constant, $0, options: options) })
         }
-        var parameters: [DatabaseValue] = []
+        var parameters: [SQLValue] = []
         var holdsNil = false
         let folding = folding(for: scalar.kind)
         for value in values {
             switch SQLConstant.classify(value) {
             case .null:
                 holdsNil = true
-            case .value(let kind, let databaseValue) where scalar.kind.isComparable(with: kind) && !isObject(kind):
+            case .value(let kind, let bound) where scalar.kind.isComparable(with: kind) && !isObject(kind):
                 if let folding, let text = PredicateValue.string(value) {
-                    parameters.append(StringMatching.fold(text, folding).databaseValue)
+                    parameters.append(.text(StringMatching.fold(text, folding)))
                 } else {
-                    parameters.append(databaseValue)
+                    parameters.append(bound)
                 }
             case .objectID(let id):
                 if case .object(let root) = scalar.kind, let key = state.primaryKey(of: id, root: root) {
-                    parameters.append(key.databaseValue)
+                    parameters.append(.integer(key))
                 }
             default:
                 continue
@@ -256,7 +255,7 @@ extension ComparisonNode: SQLLowerable {
         if !parameters.isEmpty {
             var left = scalar.sql
             let dialect = state.dialect
-            if let folding { left = dialect.call(.fold, [left, dialect.parameter(Int64(folding.rawValue).databaseValue)]) }
+            if let folding { left = dialect.call(.fold, [left, dialect.parameter(.integer(Int64(folding.rawValue)))]) }
             if scalar.kind.isText, !parameters.allSatisfy(dialect.plainEqualityMatchesMemory) { left = dialect.collate(left, .compare) }
             if parameters.count == 1 {
                 let right = dialect.parameter(parameters[0])
@@ -314,7 +313,7 @@ extension ComparisonNode: SQLLowerable {
             switch operand {
             case .constant(let raw):
                 guard let text = PredicateValue.string(PredicateValue.unwrap(raw)) else { return .constant(false) }
-                arguments.append(dialect.parameter(text.databaseValue))
+                arguments.append(dialect.parameter(.text(text)))
                 constants.append(text)
             case .scalar(let scalar):
                 guard scalar.kind == .string else { return .constant(false) }
@@ -328,7 +327,7 @@ extension ComparisonNode: SQLLowerable {
             node.operatorType = function == .contains ? .contains : operatorType
             return .constant(PredicateEvaluator.compare(constants[0], constants[1], node))
         }
-        arguments.append(dialect.parameter(Int64(options.rawValue).databaseValue))
+        arguments.append(dialect.parameter(.integer(Int64(options.rawValue))))
         return .sql(dialect.call(function, arguments), nullable: false)
     }
 }

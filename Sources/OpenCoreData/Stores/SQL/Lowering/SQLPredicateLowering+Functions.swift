@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Lowers `NSExpression` functions, `SUBQUERY` and `TERNARY` (part of `ExpressionNode`'s
 /// `SQLLowerable` conformance; functions of constants never get here, they are folded).
@@ -63,8 +62,8 @@ enum SQLFunctionLowering {
         case .scalar(let scalar):
             return scalar
         case .constant(let raw):
-            guard case .value(let kind, let databaseValue) = SQLConstant.classify(raw) else { return nil }
-            return SQLScalar(dialect.parameter(databaseValue), kind: kind, isNullable: false)
+            guard case .value(let kind, let bound) = SQLConstant.classify(raw) else { return nil }
+            return SQLScalar(dialect.parameter(bound), kind: kind, isNullable: false)
         case .object, .collection, .list:
             return nil
         }

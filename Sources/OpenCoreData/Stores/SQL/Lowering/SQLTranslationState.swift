@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The state of translating one fetch request to SQL: aliases, the joins key paths need, and
 /// what `SELF` and `$variables` stand for.
@@ -8,7 +7,7 @@ import GRDB
 /// it `inout`. A to-one key path is LEFT JOINed once per path; a to-many one becomes a correlated
 /// subquery whose joins live in a nested scope, so they end up inside that subquery's FROM.
 package struct SQLTranslationState {
-    package let schema: SQLiteSchema
+    package let schema: SQLStoreSchema
     /// The SQL dialect every fragment is spelled in.
     package let dialect: any SQLDialect
     /// The fetched entity; its table is aliased `t0`.
@@ -35,7 +34,7 @@ package struct SQLTranslationState {
         var aliasesByJoinKey: [String: String] = [:]
     }
 
-    package init(schema: SQLiteSchema, dialect: any SQLDialect, entity: NSEntityDescription, storeIdentifier: String? = nil) {
+    package init(schema: SQLStoreSchema, dialect: any SQLDialect, entity: NSEntityDescription, storeIdentifier: String? = nil) {
         self.schema = schema
         self.dialect = dialect
         self.entity = entity
@@ -206,7 +205,7 @@ package struct SQLTranslationState {
             throw .unsupported("key path", "the to-many relationship '\(relationship.name)' is stored neither in a foreign key nor in a join table")
         }
         if schema.needsEntityFilter(destination, includingSubentities: true) {
-            let numbers = schema.entityNumbers(of: destination, includingSubentities: true).map { Int64($0).databaseValue }
+            let numbers = schema.entityNumbers(of: destination, includingSubentities: true).map { SQLValue.integer(Int64($0)) }
             conditions.append(dialect.column("Z_ENT", of: alias)
                               + (numbers.count == 1 ? " = " + dialect.parameter(numbers[0]) : " IN " + dialect.parameterList(numbers)))
         }

@@ -42,10 +42,10 @@ package struct SQLBookkeepingStatements: Sendable {
         var select = SQLSelect(from: dialect.identifier("Z_PRIMARYKEY"))
         select.columns = [dialect.identifier("Z_MAX")]
         select.conditions = [dialect.equalsParameter("Z_ENT")]
-        selectMaxKey = select.render(in: dialect).text
+        selectMaxKey = select.render(in: dialect).sql(in: dialect)
         setMaxKey = SQLUpdate("Z_PRIMARYKEY", set: ["Z_MAX"], where: ["Z_ENT"]).sql(in: dialect)
         var raise = SQLUpdate("Z_PRIMARYKEY", set: [], where: ["Z_ENT"])
-        let marker = SQLFragment(dialect.parameterMarker)
+        let marker = SQLFragment.unboundParameter
         raise.set("Z_MAX", to: dialect.greatest("COALESCE(" + dialect.identifier("Z_MAX") + ", " + marker + ")", marker))
         raiseMaxKey = raise.sql(in: dialect)
 
@@ -55,10 +55,10 @@ package struct SQLBookkeepingStatements: Sendable {
         var entities = SQLSelect(from: dialect.identifier("Z_PRIMARYKEY"))
         entities.columns = ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"].map(dialect.identifier)
         entities.orderBy = [dialect.identifier("Z_ENT")]
-        selectEntities = entities.render(in: dialect).text
+        selectEntities = entities.render(in: dialect).sql(in: dialect)
         var cache = SQLSelect(from: dialect.identifier("Z_MODELCACHE"))
         cache.columns = [dialect.identifier("Z_CONTENT")]
         cache.limit = 1
-        selectModelCache = cache.render(in: dialect).text
+        selectModelCache = cache.render(in: dialect).sql(in: dialect)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // MARK: - SQLPlanConstant
 
@@ -96,11 +95,11 @@ package struct SQLPlanConstant {
 
     /// The value the lowering binds for this constant as a direct operand: the encoded value, or
     /// an object's primary key. Nil for constants a plan never binds again.
-    package var boundValue: DatabaseValue? {
+    package var boundValue: SQLValue? {
         guard isDirectOperand else { return nil }
         switch classification {
         case .value(_, let bound): return bindsPlainly ? bound : nil
-        case .objectID(let id): return id.isTemporaryID ? nil : id.primaryKey.databaseValue
+        case .objectID(let id): return id.isTemporaryID ? nil : .integer(id.primaryKey)
         case .null, .collection, .opaque: return nil
         }
     }

@@ -25,7 +25,7 @@ package struct SQLPlanShape {
     /// The shape of a query planned for `purpose` (a store-chosen code), or nil when the query
     /// holds something whose SQL may change between two lowerings of equal input (`now()`,
     /// `random()`) or that is never lowered (closures, custom functions and selectors).
-    package init?(_ query: SQLiteFetchQuery, purpose: Int, dialect: any SQLDialect) {
+    package init?(_ query: SQLFetchQuery, purpose: Int, dialect: any SQLDialect) {
         key.numbers.reserveCapacity(24)
         key.numbers += [purpose, Int(bitPattern: ObjectIdentifier(query.entity)), query.includesSubentities ? 1 : 0,
                     query.limit, query.offset, query.sortKeys.count]
@@ -130,7 +130,7 @@ package struct SQLPlanShape {
     // MARK: - Substitution
 
     /// The query with the constants at `replacements`' indices (walk order) replaced.
-    package static func substituting(_ replacements: [Int: Any], in query: SQLiteFetchQuery) -> SQLiteFetchQuery {
+    package static func substituting(_ replacements: [Int: Any], in query: SQLFetchQuery) -> SQLFetchQuery {
         guard let predicate = query.predicate else { return query }
         var index = 0
         var copy = query

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // MARK: - SQLPlanTemplate
 
@@ -40,8 +39,8 @@ package struct SQLPlanTemplate: @unchecked Sendable {
 
     /// The template of `query`, whose statement is `sql` (nil when it has no SQL form);
     /// `lower` makes the statement of a query of the same kind (nil when it has none).
-    package init(shape: SQLPlanShape, query: SQLiteFetchQuery, sql: SQLFragment?, dialect: any SQLDialect,
-                 lower: (SQLiteFetchQuery) -> SQLFragment?) {
+    package init(shape: SQLPlanShape, query: SQLFetchQuery, sql: SQLFragment?, dialect: any SQLDialect,
+                 lower: (SQLFetchQuery) -> SQLFragment?) {
         let constants = shape.constants
         let pinnedAll = constants.indices.map { (constant: $0, value: constants[$0].value) }
         guard let sql else {
@@ -49,7 +48,7 @@ package struct SQLPlanTemplate: @unchecked Sendable {
             return
         }
         var standIns: [Int: Any] = [:]
-        var standInValues: [Int: DatabaseValue] = [:]
+        var standInValues: [Int: SQLValue] = [:]
         for (index, constant) in constants.enumerated() {
             guard let standIn = constant.standIn(index),
                   let bound = SQLPlanConstant(standIn, dialect: dialect, isDirectOperand: true).boundValue else { continue }
@@ -67,8 +66,8 @@ package struct SQLPlanTemplate: @unchecked Sendable {
     }
 
     /// The slots where two runs' arguments differ, or nil when a difference is not a constant's.
-    private static func slots(_ arguments: [DatabaseValue], _ standInArguments: [DatabaseValue], _ constants: [SQLPlanConstant],
-                              _ standInValues: [Int: DatabaseValue]) -> [(position: Int, constant: Int)]? {
+    private static func slots(_ arguments: [SQLValue], _ standInArguments: [SQLValue], _ constants: [SQLPlanConstant],
+                              _ standInValues: [Int: SQLValue]) -> [(position: Int, constant: Int)]? {
         var slots: [(position: Int, constant: Int)] = []
         for position in arguments.indices where arguments[position] != standInArguments[position] {
             let owners = standInValues.filter { $0.value == standInArguments[position] }.map(\.key)

@@ -13,10 +13,10 @@ package struct SQLDelete: Equatable, Sendable {
 
     /// The statement text; its parameters are the key columns' values, in order.
     package func sql(in dialect: any SQLDialect) -> String {
-        "DELETE FROM " + dialect.quote(table) + Self.whereClause(keyColumns, in: dialect)
+        SQLFragment.finish("DELETE FROM " + dialect.quote(table) + Self.whereClause(keyColumns, in: dialect), in: dialect)
     }
 
-    /// ` WHERE a = ? AND b = ?`, or nothing for no columns.
+    /// ` WHERE a = ? AND b = ?` (placeholders, for the caller to finish), or nothing for no columns.
     static func whereClause(_ columns: [String], in dialect: any SQLDialect) -> String {
         guard !columns.isEmpty else { return "" }
         return " WHERE " + columns.map { dialect.equalsParameter($0).text }.joined(separator: " AND ")

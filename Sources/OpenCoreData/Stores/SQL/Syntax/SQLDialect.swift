@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What differs between SQL databases, and nothing else: how identifiers are quoted, how a bound
 /// parameter is written, the type names of `CREATE TABLE`, the conflict clauses of `INSERT`,
@@ -15,8 +14,12 @@ package protocol SQLDialect: Sendable {
     var identifierQuote: Character { get }
     /// Keywords that must be quoted when used as identifiers (upper case).
     var reservedWords: Set<String> { get }
-    /// The text of one bound parameter.
-    var parameterMarker: String { get }
+    /// The marker of the bound parameter at a 1-based position in a finished statement
+    /// (`SQLFragment.sql(in:)`): `?` in SQLite, `$1`, `$2`, … in PostgreSQL.
+    func parameterMarker(at position: Int) -> String
+    /// Whether markers are numbered; when false every marker is `?`, the placeholder fragments
+    /// are built with, and finishing a statement keeps its text as it is.
+    var numbersParameters: Bool { get }
 
     /// The declared type of a column.
     func typeName(of type: SQLColumnType, length: Int?) -> String
@@ -32,10 +35,10 @@ package protocol SQLDialect: Sendable {
     func greatest(_ lhs: SQLFragment, _ rhs: SQLFragment) -> SQLFragment
     /// A bound value, with whatever the driver needs to keep it exact (an empty BLOB is not
     /// NULL, text with U+0000 keeps every byte).
-    func parameter(_ value: DatabaseValue) -> SQLFragment
+    func parameter(_ value: SQLValue) -> SQLFragment
     /// Whether `parameter(value)` is the bare marker bound to the value (lists of such values,
     /// such as the keys of a `Z_PK IN (…)` read, are then built in one step).
-    func bindsPlainly(_ value: DatabaseValue) -> Bool
+    func bindsPlainly(_ value: SQLValue) -> Bool
 
     /// The name of a collation (`COLLATE <name>`).
     func collationName(_ collation: SQLCollation) -> String
@@ -54,7 +57,7 @@ package protocol SQLDialect: Sendable {
     /// The sum of a column as a floating-point value, 0.0 over no rows.
     func total(_ value: SQLFragment) -> SQLFragment
     /// Whether plain `=` against this value gives exactly Swift's `==` (else the compare collation is used).
-    func plainEqualityMatchesMemory(_ value: DatabaseValue) -> Bool
+    func plainEqualityMatchesMemory(_ value: SQLValue) -> Bool
 }
 
 // MARK: - Identifiers: the one place that quotes them
@@ -83,13 +86,13 @@ extension SQLDialect {
 
     /// `column = <parameter>`, for the conditions of statements whose values are bound later.
     package func equalsParameter(_ column: String) -> SQLFragment {
-        SQLFragment(quote(column) + " = " + parameterMarker)
+        SQLFragment(quote(column) + " = " + SQLFragment.placeholder)
     }
 
     /// A parenthesised list of bound values, `(?, ?, ?)`.
-    package func parameterList(_ values: [DatabaseValue]) -> SQLFragment {
+    package func parameterList(_ values: [SQLValue]) -> SQLFragment {
         if values.allSatisfy(bindsPlainly) {
-            return SQLFragment("(" + Array(repeating: parameterMarker, count: values.count).joined(separator: ", ") + ")", arguments: values)
+            return SQLFragment("(" + Array(repeating: SQLFragment.placeholder, count: values.count).joined(separator: ", ") + ")", arguments: values)
         }
         var list = SQLFragment("(")
         for (offset, value) in values.enumerated() {

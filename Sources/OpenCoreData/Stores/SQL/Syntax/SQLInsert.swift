@@ -16,10 +16,10 @@ package struct SQLInsert: Equatable, Sendable {
     /// The statement text; its parameters are the columns' values, in order.
     package func sql(in dialect: any SQLDialect) -> String {
         let names = columns.map(dialect.quote).joined(separator: ", ")
-        let markers = Array(repeating: dialect.parameterMarker, count: columns.count).joined(separator: ", ")
+        let markers = Array(repeating: SQLFragment.placeholder, count: columns.count).joined(separator: ", ")
         var text = dialect.insertVerb(conflict) + " " + dialect.quote(table) + " (" + names + ") VALUES (" + markers + ")"
         let clause = dialect.conflictClause(conflict)
         if !clause.isEmpty { text += " " + clause }
-        return text
+        return SQLFragment.finish(text, in: dialect)
     }
 }

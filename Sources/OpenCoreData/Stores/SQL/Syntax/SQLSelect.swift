@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A SELECT statement assembled from typed fragments.
 package struct SQLSelect {

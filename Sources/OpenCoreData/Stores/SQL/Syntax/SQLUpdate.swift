@@ -31,7 +31,8 @@ package struct SQLUpdate: Sendable {
 
     /// The statement text (the expressions' own bound values are not kept: pass them in order).
     package func sql(in dialect: any SQLDialect) -> String {
-        let set = assignments.map { dialect.quote($0.column) + " = " + ($0.expression?.text ?? dialect.parameterMarker) }
-        return "UPDATE " + dialect.quote(table) + " SET " + set.joined(separator: ", ") + SQLDelete.whereClause(keyColumns, in: dialect)
+        let set = assignments.map { dialect.quote($0.column) + " = " + ($0.expression?.text ?? SQLFragment.placeholder) }
+        let text = "UPDATE " + dialect.quote(table) + " SET " + set.joined(separator: ", ") + SQLDelete.whereClause(keyColumns, in: dialect)
+        return SQLFragment.finish(text, in: dialect)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// SQLite's spelling of SQL: double-quoted identifiers, `?` parameters, Apple's declared column
 /// types, `INSERT OR IGNORE`, `LIMIT ? OFFSET ?`, and the functions and collations
@@ -29,7 +28,9 @@ package struct SQLiteDialect: SQLDialect {
         "TIES", "TO", "TRANSACTION", "TRIGGER", "UNBOUNDED", "UNION", "UNIQUE", "UPDATE", "USING", "VACUUM",
         "VALUES", "VIEW", "VIRTUAL", "WHEN", "WHERE", "WINDOW", "WITH", "WITHOUT",
     ]
-    package var parameterMarker: String { "?" }
+    /// SQLite's anonymous `?`, numbered by SQLite itself in reading order.
+    package func parameterMarker(at position: Int) -> String { SQLFragment.placeholder }
+    package var numbersParameters: Bool { false }
 
     package func typeName(of type: SQLColumnType, length: Int?) -> String {
         length.map { type.rawValue + "(\($0))" } ?? type.rawValue
@@ -40,8 +41,8 @@ package struct SQLiteDialect: SQLDialect {
     /// `LIMIT ?` and `OFFSET ?` bound; SQLite needs a LIMIT before an OFFSET, -1 meaning none.
     package func pagingClause(limit: Int, offset: Int) -> SQLFragment {
         guard limit > 0 || offset > 0 else { return SQLFragment() }
-        var clause = " LIMIT " + parameter((limit > 0 ? Int64(limit) : -1).databaseValue)
-        if offset > 0 { clause.append(" OFFSET " + parameter(Int64(offset).databaseValue)) }
+        var clause = " LIMIT " + parameter(.integer(limit > 0 ? Int64(limit) : -1))
+        if offset > 0 { clause.append(" OFFSET " + parameter(.integer(Int64(offset)))) }
         return clause
     }
 
@@ -62,22 +63,22 @@ package struct SQLiteDialect: SQLDialect {
     /// An empty BLOB binds as `zeroblob(0)`, because binding zero bytes binds NULL; GRDB binds
     /// text as a C string, which ends at the first U+0000, so such text is bound as its UTF-8
     /// bytes and cast back to TEXT in SQL, which keeps every byte (as the store saves it).
-    package func parameter(_ value: DatabaseValue) -> SQLFragment {
-        switch value.storage {
+    package func parameter(_ value: SQLValue) -> SQLFragment {
+        switch value {
         case .blob(let data) where data.isEmpty:
-            return "zeroblob(" + SQLFragment("?", arguments: [0.databaseValue]) + ")"
-        case .string(let string) where string.utf8.contains(0):
-            return SQLFragment("CAST(? AS TEXT)", arguments: [Data(string.utf8).databaseValue])
+            return "zeroblob(" + SQLFragment(SQLFragment.placeholder, arguments: [.integer(0)]) + ")"
+        case .text(let string) where string.utf8.contains(0):
+            return SQLFragment("CAST(" + SQLFragment.placeholder + " AS TEXT)", arguments: [.blob(Data(string.utf8))])
         default:
-            return SQLFragment("?", arguments: [value])
+            return SQLFragment(SQLFragment.placeholder, arguments: [value])
         }
     }
 
-    package func bindsPlainly(_ value: DatabaseValue) -> Bool {
-        switch value.storage {
+    package func bindsPlainly(_ value: SQLValue) -> Bool {
+        switch value {
         case .blob(let data): !data.isEmpty
-        case .string(let string): !string.utf8.contains(0)
-        case .null, .int64, .double: true
+        case .text(let string): !string.utf8.contains(0)
+        case .null, .integer, .real: true
         }
     }
 
@@ -135,7 +136,7 @@ package struct SQLiteDialect: SQLDialect {
         "TOTAL(" + value + ")"
     }
 
-    package func plainEqualityMatchesMemory(_ value: DatabaseValue) -> Bool {
+    package func plainEqualityMatchesMemory(_ value: SQLValue) -> Bool {
         SQLiteFunctions.isBinarySafe(value)
     }
 }

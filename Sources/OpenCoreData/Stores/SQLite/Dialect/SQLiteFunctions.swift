@@ -87,8 +87,8 @@ package enum SQLiteFunctions {
     }
 
     /// `isBinarySafe` for a bound value (non-text values are compared by SQLite exactly).
-    package static func isBinarySafe(_ value: DatabaseValue) -> Bool {
-        if case .string(let string) = value.storage { return isBinarySafe(string) }
+    package static func isBinarySafe(_ value: SQLValue) -> Bool {
+        if case .text(let string) = value { return isBinarySafe(string) }
         return true
     }
 
@@ -256,7 +256,7 @@ package enum SQLiteFunctions {
             case .int(let int): return int
             case .uint(let uint): return Double(uint)
             case .double(let double): return double.isNaN ? nil : double
-            case .decimal(let decimal): return SQLiteValueCoding.double(from: decimal)
+            case .decimal(let decimal): return SQLValueCoding.double(from: decimal)
             }
         }
         if let string = PredicateValue.string(value) { return string }

@@ -1,10 +1,7 @@
 import Foundation
 
-/// The column types of Apple's store schema, by their old name.
-package typealias SQLiteColumnType = SQLColumnType
-
 /// One column of an entity table.
-package struct SQLiteColumn: Sendable {
+package struct SQLColumn: Sendable {
     package enum Role: Sendable, Equatable {
         /// A stored attribute's value.
         case attribute(NSAttributeType)
@@ -17,7 +14,7 @@ package struct SQLiteColumn: Sendable {
     }
 
     package let name: String
-    package let type: SQLiteColumnType
+    package let type: SQLColumnType
     package let role: Role
     /// The property whose value the column holds (the to-one relationship for FK, type and order columns).
     package let property: NSPropertyDescription
@@ -26,14 +23,14 @@ package struct SQLiteColumn: Sendable {
 /// The table of a root entity; its subentities' rows live in it too, told apart by `Z_ENT`.
 ///
 /// `@unchecked Sendable`: built once from a frozen model, never mutated afterwards.
-package final class SQLiteTable: @unchecked Sendable {
+package final class SQLTable: @unchecked Sendable {
     /// `Z` + the root entity's name in upper case.
     package let name: String
     package let root: NSEntityDescription
     /// The root and its subentities, depth-first.
     package let entities: [NSEntityDescription]
     /// The columns after `Z_PK`, `Z_ENT`, `Z_OPT`, in Apple's order.
-    package let columns: [SQLiteColumn]
+    package let columns: [SQLColumn]
     /// Column index by property, for attribute and foreign-key columns.
     package let valueColumnByProperty: [ObjectIdentifier: Int]
     /// `Z<n>_<REL>` column index by to-one relationship.
@@ -51,13 +48,13 @@ package final class SQLiteTable: @unchecked Sendable {
 
         // Apple's order: grouped by type; within a group the root's attributes, then its
         // to-one columns, then the subentities' properties (formats.md §3.2).
-        struct Pending { var baseName: String; var type: SQLiteColumnType; var role: SQLiteColumn.Role; var property: NSPropertyDescription; var rank: Int; var sequence: Int }
+        struct Pending { var baseName: String; var type: SQLColumnType; var role: SQLColumn.Role; var property: NSPropertyDescription; var rank: Int; var sequence: Int }
         var pending: [Pending] = []
         var sequence = 0
         for (entityOffset, entity) in entities.enumerated() {
             for property in entity.ownProperties where property.isStored {
                 if let attribute = property as? NSAttributeDescription {
-                    pending.append(Pending(baseName: "Z" + attribute.name.uppercased(), type: SQLiteColumnType(attributeType: attribute.attributeType),
+                    pending.append(Pending(baseName: "Z" + attribute.name.uppercased(), type: SQLColumnType(attributeType: attribute.attributeType),
                                            role: .attribute(attribute.attributeType), property: attribute,
                                            rank: entityOffset == 0 ? 0 : 2, sequence: sequence))
                     sequence += 1
@@ -84,7 +81,7 @@ package final class SQLiteTable: @unchecked Sendable {
 
         // Names equal after upper-casing get a numeric suffix (ZNAME, ZNAME1, …).
         var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var columns: [SQLiteColumn] = []
+        var columns: [SQLColumn] = []
         var values: [ObjectIdentifier: Int] = [:], types: [ObjectIdentifier: Int] = [:], orders: [ObjectIdentifier: Int] = [:]
         for item in pending {
             var name = item.baseName
@@ -100,7 +97,7 @@ package final class SQLiteTable: @unchecked Sendable {
             case .entityType: types[key] = columns.count
             case .orderKey: orders[key] = columns.count
             }
-            columns.append(SQLiteColumn(name: name, type: item.type, role: item.role, property: item.property))
+            columns.append(SQLColumn(name: name, type: item.type, role: item.role, property: item.property))
         }
         self.columns = columns
         self.valueColumnByProperty = values
@@ -109,7 +106,7 @@ package final class SQLiteTable: @unchecked Sendable {
     }
 
     /// The column that holds a property's value (attribute or foreign key), if any.
-    package func valueColumn(for property: NSPropertyDescription) -> SQLiteColumn? {
+    package func valueColumn(for property: NSPropertyDescription) -> SQLColumn? {
         valueColumnByProperty[ObjectIdentifier(property)].map { columns[$0] }
     }
 

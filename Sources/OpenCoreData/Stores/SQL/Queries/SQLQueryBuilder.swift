@@ -1,14 +1,13 @@
 import Foundation
-import GRDB
 
 /// Translates store requests to SQL: fetches, counts, ID fetches, row lookups and relationship
 /// destinations. Every value is a bound argument; golden-SQL tests pin the text down.
-package struct SQLiteQueryBuilder {
-    package let schema: SQLiteSchema
+package struct SQLQueryBuilder {
+    package let schema: SQLStoreSchema
     /// The dialect the statements are spelled in.
     package let dialect: any SQLDialect
 
-    package init(schema: SQLiteSchema, dialect: any SQLDialect) {
+    package init(schema: SQLStoreSchema, dialect: any SQLDialect) {
         self.schema = schema
         self.dialect = dialect
     }
@@ -19,13 +18,13 @@ package struct SQLiteQueryBuilder {
 
     /// The SELECT of a fetch request, with the filter, sort and paging it asks for.
     /// - Throws: `SQLTranslationError` when part of the request cannot be lowered to SQL.
-    package func select(_ request: SQLiteFetchQuery, columns: [SQLFragment]) throws -> SQLSelect {
+    package func select(_ request: SQLFetchQuery, columns: [SQLFragment]) throws -> SQLSelect {
         try select(request) { _ throws(SQLTranslationError) in columns }
     }
 
     /// The SELECT of a fetch request whose columns are key paths resolved with the request's
     /// translation state, so they share its joins.
-    package func select(_ request: SQLiteFetchQuery,
+    package func select(_ request: SQLFetchQuery,
                         columns: (inout SQLTranslationState) throws(SQLTranslationError) -> [SQLFragment]) throws(SQLTranslationError) -> SQLSelect {
         guard let table = schema.table(for: request.entity) else {
             throw SQLTranslationError("Entity '\(request.entity.name ?? "?")' is not in this store.")
@@ -53,19 +52,19 @@ package struct SQLiteQueryBuilder {
     }
 
     /// `SELECT Z_PK, Z_ENT` of a fetch request (for `fetchBatchSize` and ID results).
-    package func selectObjectIDs(_ request: SQLiteFetchQuery) throws -> SQLSelect {
+    package func selectObjectIDs(_ request: SQLFetchQuery) throws -> SQLSelect {
         try select(request, columns: [dialect.column("Z_PK", of: Self.alias), dialect.column("Z_ENT", of: Self.alias)])
     }
 
     /// `SELECT COUNT(*)` of a fetch request, paging included.
-    package func count(_ request: SQLiteFetchQuery) throws -> SQLFragment {
+    package func count(_ request: SQLFetchQuery) throws -> SQLFragment {
         try select(request, columns: [dialect.column("Z_PK", of: Self.alias)]).renderCount(in: dialect)
     }
 
     /// `t0.Z_ENT = ?` or `t0.Z_ENT IN (?, …)` when the table also hosts other entities.
     package func entityFilter(_ entity: NSEntityDescription, includesSubentities: Bool, alias: String) -> SQLFragment? {
         guard schema.needsEntityFilter(entity, includingSubentities: includesSubentities) else { return nil }
-        let numbers = schema.entityNumbers(of: entity, includingSubentities: includesSubentities).map { Int64($0).databaseValue }
+        let numbers = schema.entityNumbers(of: entity, includingSubentities: includesSubentities).map { SQLValue.integer(Int64($0)) }
         if numbers.count == 1 { return dialect.column("Z_ENT", of: alias) + " = " + dialect.parameter(numbers[0]) }
         return dialect.column("Z_ENT", of: alias) + " IN " + dialect.parameterList(numbers)
     }
@@ -73,10 +72,10 @@ package struct SQLiteQueryBuilder {
     // MARK: - Rows by primary key
 
     /// The rows of a table whose primary keys are in a list of `count` keys.
-    package func rows(in table: SQLiteTable, columns: [SQLFragment], keys: [Int64]) -> SQLFragment {
+    package func rows(in table: SQLTable, columns: [SQLFragment], keys: [Int64]) -> SQLFragment {
         var select = SQLSelect(from: dialect.identifier(table.name) + " " + dialect.identifier(Self.alias))
         select.columns = columns
-        select.conditions = [dialect.column("Z_PK", of: Self.alias) + " IN " + dialect.parameterList(keys.map(\.databaseValue))]
+        select.conditions = [dialect.column("Z_PK", of: Self.alias) + " IN " + dialect.parameterList(keys.map(SQLValue.integer))]
         return select.render(in: dialect)
     }
 
@@ -95,7 +94,7 @@ package struct SQLiteQueryBuilder {
         let alias = Self.alias
         var select = SQLSelect(from: dialect.identifier(destinationTable.name) + " " + dialect.identifier(alias))
         select.columns = columns
-        let key = dialect.parameter(sourceKey.databaseValue)
+        let key = dialect.parameter(.integer(sourceKey))
         if !relationship.isToMany {
             guard let fk = sourceTable.valueColumn(for: relationship) else {
                 throw SQLTranslationError("Relationship '\(relationship.name)' has no foreign-key column.")

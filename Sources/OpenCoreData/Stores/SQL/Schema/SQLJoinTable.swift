@@ -9,7 +9,7 @@ import Foundation
 /// side owns the table is a documented hypothesis: the relationship whose name sorts later.
 ///
 /// `@unchecked Sendable`: built once from a frozen model, never mutated afterwards.
-package final class SQLiteJoinTable: @unchecked Sendable {
+package final class SQLJoinTable: @unchecked Sendable {
     package let name: String
     /// The relationship whose sources are in `sourceColumn` and destinations in `destinationColumn`.
     package let owner: NSRelationshipDescription

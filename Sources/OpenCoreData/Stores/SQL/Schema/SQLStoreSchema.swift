@@ -1,24 +1,28 @@
 import Foundation
 
-/// How a model maps onto Apple's SQLite layout: entity numbers, tables, columns and join tables.
+/// How a model maps onto Apple's store layout: entity numbers, tables, columns and join tables.
 ///
-/// Built once per store from the frozen model. Entity numbers come from the file's
+/// The layout is the same in any SQL database, so the lowering, the query builder and the write
+/// plans all read it from here; only reading and writing a particular database (SQLite's stored
+/// numbers, DDL execution, metadata) stays with its store.
+///
+/// Built once per store from the frozen model. Entity numbers come from the store's
 /// `Z_PRIMARYKEY` when the store exists (so a store whose numbering differs from ours still
 /// reads correctly), otherwise from `NSEntityDescription.entityNumber`.
 ///
 /// `@unchecked Sendable`: every field is a `let` computed from a frozen model.
-package final class SQLiteSchema: @unchecked Sendable {
+package final class SQLStoreSchema: @unchecked Sendable {
     package let model: NSManagedObjectModel
     /// The entities the store holds (its configuration), roots first as Apple numbers them.
     package let entities: [NSEntityDescription]
     private let numbers: [ObjectIdentifier: Int]
     private let entitiesByNumber: [Int: NSEntityDescription]
-    private let tablesByRoot: [ObjectIdentifier: SQLiteTable]
-    private let joinTablesByRelationship: [ObjectIdentifier: SQLiteJoinTable]
+    private let tablesByRoot: [ObjectIdentifier: SQLTable]
+    private let joinTablesByRelationship: [ObjectIdentifier: SQLJoinTable]
     /// Every table, in entity order.
-    package let tables: [SQLiteTable]
+    package let tables: [SQLTable]
     /// Every join table, in entity order.
-    package let joinTables: [SQLiteJoinTable]
+    package let joinTables: [SQLJoinTable]
 
     /// - Parameter storedNumbers: `Z_NAME → Z_ENT` read from an existing store's `Z_PRIMARYKEY`.
     package init(model: NSManagedObjectModel, configurationEntities: [NSEntityDescription]? = nil, storedNumbers: [String: Int] = [:]) {
@@ -37,23 +41,23 @@ package final class SQLiteSchema: @unchecked Sendable {
         self.entitiesByNumber = byNumber
         let number: (NSEntityDescription) -> Int = { numbers[ObjectIdentifier($0)] ?? $0.entityNumber }
 
-        var tables: [SQLiteTable] = []
-        var byRoot: [ObjectIdentifier: SQLiteTable] = [:]
+        var tables: [SQLTable] = []
+        var byRoot: [ObjectIdentifier: SQLTable] = [:]
         for root in ordered where root.superentity == nil {
-            let table = SQLiteTable(root: root, entityNumber: number)
+            let table = SQLTable(root: root, entityNumber: number)
             tables.append(table)
             byRoot[ObjectIdentifier(root)] = table
         }
         self.tables = tables
         self.tablesByRoot = byRoot
 
-        var joins: [SQLiteJoinTable] = []
-        var byRelationship: [ObjectIdentifier: SQLiteJoinTable] = [:]
+        var joins: [SQLJoinTable] = []
+        var byRelationship: [ObjectIdentifier: SQLJoinTable] = [:]
         for entity in ordered {
             for property in entity.ownProperties {
                 guard let relationship = property as? NSRelationshipDescription,
-                      let owner = SQLiteJoinTable.owner(of: relationship, entityNumber: number), owner === relationship else { continue }
-                let join = SQLiteJoinTable(owner: relationship, entityNumber: number)
+                      let owner = SQLJoinTable.owner(of: relationship, entityNumber: number), owner === relationship else { continue }
+                let join = SQLJoinTable(owner: relationship, entityNumber: number)
                 joins.append(join)
                 byRelationship[ObjectIdentifier(relationship)] = join
                 if let inverse = relationship.inverseRelationship { byRelationship[ObjectIdentifier(inverse)] = join }
@@ -76,12 +80,12 @@ package final class SQLiteSchema: @unchecked Sendable {
     }
 
     /// The table that holds an entity's rows.
-    package func table(for entity: NSEntityDescription) -> SQLiteTable? {
+    package func table(for entity: NSEntityDescription) -> SQLTable? {
         tablesByRoot[ObjectIdentifier(entity.rootEntity)]
     }
 
     /// The join table of a to-many relationship, if it is stored in one.
-    package func joinTable(for relationship: NSRelationshipDescription) -> SQLiteJoinTable? {
+    package func joinTable(for relationship: NSRelationshipDescription) -> SQLJoinTable? {
         joinTablesByRelationship[ObjectIdentifier(relationship)]
     }
 

@@ -26,7 +26,7 @@ package struct SQLSortKey: Equatable, Sendable {
 }
 
 /// A fetch in the store's terms: entity, filter, sort keys and paging.
-package struct SQLiteFetchQuery {
+package struct SQLFetchQuery {
     package var entity: NSEntityDescription
     package var includesSubentities: Bool
     package var predicate: NSPredicate?

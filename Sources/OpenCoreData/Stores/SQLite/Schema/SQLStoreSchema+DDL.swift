@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - Creating a store's schema
 
-extension SQLiteSchema {
+extension SQLStoreSchema {
     /// The statements that create a new store, formatted as Apple writes them (formats.md §3).
     ///
     /// `Z_MODELCACHE` is not created: Apple's own fw-241 stores have none (see StoreFormat.md).

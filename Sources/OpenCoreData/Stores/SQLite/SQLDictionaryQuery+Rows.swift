@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+
+// MARK: - Running a dictionary query on SQLite
+
+extension SQLDictionaryQuery {
+    /// The dictionaries of the result rows of the query's statement, run on SQLite: the values
+    /// are decoded here, the rows finished (de-duplicated) by the SQL layer's `results(_:)`.
+    package func rows(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, schema: SQLStoreSchema) throws -> [NSDictionary] {
+        var rows: [[String: Any]] = []
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        let handle = statement.sqliteStatement
+        while let row = try cursor.next() {
+            var values: [String: Any] = [:]
+            var index = 0
+            for column in columns {
+                let value: DatabaseValue = row[index]
+                index += 1
+                switch column.output {
+                case .attribute(let attribute):
+                    // Through the row decoder, which reads text with its byte count (NULs kept).
+                    let stored = SQLiteRowDecoder.storeValue(handle, Int32(index - 1), attribute.attributeType)
+                    values[column.name] = AttributeConversion.publicValue(stored, type: attribute.attributeType)
+                case .objectID(let destination):
+                    let number: DatabaseValue = row[index]
+                    index += 1
+                    guard let key = SQLiteValueCoding.integer(value) else { continue }
+                    let entity = SQLiteValueCoding.integer(number).flatMap { schema.entity(number: Int($0)) } ?? destination
+                    values[column.name] = NSManagedObjectID(entity: entity, primaryKey: key, store: store)
+                case .count:
+                    values[column.name] = NSNumber(value: Int(SQLiteValueCoding.integer(value) ?? 0))
+                case .sum(isInteger: true):
+                    values[column.name] = NSNumber(value: SQLiteValueCoding.integer(value) ?? 0)
+                case .sum(isInteger: false), .average:
+                    if let double = Double.fromDatabaseValue(value) { values[column.name] = NSNumber(value: double) }
+                }
+            }
+            rows.append(values)
+        }
+        return results(rows)
+    }
+}
