@@ -7,8 +7,10 @@ import Synchronization
 /// - Fetches: every node of the requested entities becomes a row snapshot; the context filters,
 ///   sorts and pages in memory, as for the in-memory store (`evaluatesNatively` is false).
 /// - Permanent IDs: `newReferenceObject(for:)`, then `objectID(for:withReferenceObject:)`.
-/// - Saves, one at a time: optimistic locking against the nodes' versions and the uniqueness
-///   constraints are checked first; then `newCacheNode(for:)` for each inserted object and
+/// - Saves, one at a time: if another coordinator saved the file since this store loaded or
+///   saved it, `load()` runs again first (`reloadIfChangedElsewhere`). Optimistic locking
+///   against the nodes' versions and the uniqueness constraints are checked next; then
+///   `newCacheNode(for:)` for each inserted object and
 ///   `addCacheNodes(_:)`, `updateCacheNode(_:from:)` for each updated one,
 ///   `willRemoveCacheNodes(_:)` for the deleted ones (which are then unregistered), and
 ///   `save()`. If anything throws, the nodes and their values are put back as they were and the
@@ -56,7 +58,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     }
 
     /// A row from a node's property cache.
-    private func snapshot(of node: NSAtomicStoreCacheNode) throws -> RowSnapshot {
+    func snapshot(of node: NSAtomicStoreCacheNode) throws -> RowSnapshot {
         let entity = node.objectID.entity
         let layout = entity.layout
         var values = StoreValues()
@@ -105,6 +107,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult {
         let atomic = atomic(store)
         return try writer.withLock { _ in
+            try reloadIfChangedElsewhere(atomic)
             try checkConflicts(request, store: atomic)
 
             // Apple names new objects while they still have their temporary IDs.
@@ -131,6 +134,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
             do {
                 try apply(inserted: inserted, updated: updated, deleted: request.deleted, to: atomic)
                 try atomic.save()
+                atomic.loadedFile.withLock { $0 = atomic.url.flatMap(AtomicStoreFileState.init(of:)) }
             } catch {
                 atomic.restoreCache(backup)
                 throw error

@@ -17,6 +17,9 @@ open class NSAtomicStore: NSPersistentStore, ReferenceObjectStore, @unchecked Se
     package let references = ReferenceObjectTable()
     /// The registered cache nodes by object ID key (keys are unique within the store).
     private let nodes = Mutex<[Int64: NSAtomicStoreCacheNode]>([:])
+    /// The store file as this store last loaded or saved it; a save compares it with the file
+    /// to see another coordinator's save (`AtomicStoreBackend.reloadIfChangedElsewhere`).
+    package let loadedFile = Mutex<AtomicStoreFileState?>(nil)
 
     package override class func makeCustomStoreBackend() -> any PersistentStoreBackend { AtomicStoreBackend() }
 
@@ -29,7 +32,8 @@ open class NSAtomicStore: NSPersistentStore, ReferenceObjectStore, @unchecked Se
 
     /// Reads the store's file and registers its records: for each one, an ID from
     /// `objectID(for:withReferenceObject:)`, a node from `NSAtomicStoreCacheNode(objectID:)`
-    /// with its values set, then `addCacheNodes(_:)`. Called once, when the store is added.
+    /// with its values set, then `addCacheNodes(_:)`. Called when the store is added, and again,
+    /// with no nodes registered, before a save if another coordinator saved the file since.
     ///
     /// The base class throws `NSPersistentStoreOperationError`.
     open func load() throws {
@@ -113,6 +117,11 @@ open class NSAtomicStore: NSPersistentStore, ReferenceObjectStore, @unchecked Se
         return nodes.withLock { nodes in
             nodes.values.filter { wanted.contains(ObjectIdentifier($0.objectID.entity)) }
         }.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+    }
+
+    /// Unregisters every node, before `load()` runs again to read a file another coordinator saved.
+    package func removeAllCacheNodes() {
+        nodes.withLock { $0 = [:] }
     }
 
     /// Unregisters nodes (after `willRemoveCacheNodes(_:)`).
