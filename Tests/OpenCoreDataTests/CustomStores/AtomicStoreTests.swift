@@ -164,26 +164,7 @@ struct AtomicStoreTests {
                 try first.save()
             }
             let savedByFirst = try Data(contentsOf: file)
-            try second.performAndWait {
-                second.mergePolicy = objectTrump ? NSMergePolicy.mergeByPropertyObjectTrump : NSMergePolicy.error
-                let todo = try #require(held.object)
-                todo.setValue("Second", forKey: "title")
-                if objectTrump {
-                    try second.save()
-                    return
-                }
-                do {
-                    try second.save()
-                    Issue.record("A stale save from a second coordinator succeeded under NSErrorMergePolicy.")
-                } catch let error as NSError {
-                    #expect(error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectMergeError)
-                    let conflicts = error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict]
-                    #expect(conflicts?.count == 1)
-                    #expect(conflicts?.first?.sourceObject === todo)
-                    #expect(conflicts?.first?.persistedSnapshot?["title"] as? String == "First")
-                    #expect(todo.hasChanges)
-                }
-            }
+            try StaleSave.save(second, held, objectTrump: objectTrump, persistedTitle: "First", "second coordinator")
             if !objectTrump { #expect(try Data(contentsOf: file) == savedByFirst, "the failed save wrote nothing") }
             let contents = try fileContents(file)
             #expect(contents.titles == [objectTrump ? "Second" : "First"])

@@ -482,27 +482,7 @@ struct StoreConformanceTests {
                 todo.setValue(5, forKey: "priority")
                 try first.save()
             }
-            try second.performAndWait {
-                second.mergePolicy = objectTrump ? NSMergePolicy.mergeByPropertyObjectTrump : NSMergePolicy.error
-                let todo = try #require(heldSecond.object)
-                todo.setValue("Second", forKey: "title")
-                if objectTrump {
-                    try second.save()
-                    return
-                }
-                do {
-                    try second.save()
-                    Issue.record("A stale save succeeded under NSErrorMergePolicy (\(kind)).")
-                } catch let error as NSError {
-                    #expect(error.domain == NSCocoaErrorDomain)
-                    #expect(error.code == NSManagedObjectMergeError, "\(kind)")
-                    let conflicts = error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict]
-                    #expect(conflicts?.count == 1, "\(kind)")
-                    #expect(conflicts?.first?.sourceObject === todo, "\(kind)")
-                    #expect(conflicts?.first?.persistedSnapshot?["title"] as? String == "First", "\(kind)")
-                    #expect(todo.hasChanges, "the failed save leaves the change pending (\(kind))")
-                }
-            }
+            try StaleSave.save(second, heldSecond, objectTrump: objectTrump, persistedTitle: "First", "\(kind)")
             // What the store holds now, read afresh.
             let (title, priority) = try first.performAndWait {
                 first.reset()
