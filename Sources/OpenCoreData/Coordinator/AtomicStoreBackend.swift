@@ -17,40 +17,33 @@ import Synchronization
 ///   save fails: the file keeps its contents, since only `save()` writes it.
 ///
 /// The store's calls get objects of a short-lived context on the coordinator, never the app's.
-final class AtomicStoreBackend: PersistentStoreBackend {
+final class AtomicStoreBackend: CustomStoreBackend {
+    typealias Store = NSAtomicStore
+
     /// Held for a whole save, so saves of several contexts do not interleave their node changes.
     private let writer = Mutex(())
-
-    private func atomic(_ store: NSPersistentStore) -> NSAtomicStore {
-        guard let atomic = store as? NSAtomicStore else {
-            CoreDataError.programmerError("AtomicStoreBackend serves NSAtomicStore subclasses only; got \(store).")
-        }
-        return atomic
-    }
-
-    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool { false }
 
     // MARK: - Reading
 
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {
-        try atomic(store).cacheNodes(of: request.entities).map(snapshot(of:))
+        try typed(store).cacheNodes(of: request.entities).map(snapshot(of:))
     }
 
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
-        atomic(store).cacheNodes(of: request.entities).map(\.objectID)
+        typed(store).cacheNodes(of: request.entities).map(\.objectID)
     }
 
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int {
-        atomic(store).cacheNodes(of: request.entities).count
+        typed(store).cacheNodes(of: request.entities).count
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID], store: NSPersistentStore) throws -> [RowSnapshot] {
-        let atomic = atomic(store)
+        let atomic = typed(store)
         return try objectIDs.compactMap { try atomic.cacheNode(for: $0).map(snapshot(of:)) }
     }
 
     func destinations(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, store: NSPersistentStore) throws -> [RowSnapshot] {
-        let atomic = atomic(store)
+        let atomic = typed(store)
         guard let node = atomic.cacheNode(for: objectID) else { return [] }
         return try CustomStoreValues.objectIDs(in: node.value(forKey: relationship.name), relationship: relationship).compactMap {
             try atomic.cacheNode(for: $0).map(snapshot(of:))
@@ -88,7 +81,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     /// context's objects are not at hand here, so the store sees new objects of the same
     /// entities holding their default values (docs/Deviations.md); a save passes the real values.
     func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]? {
-        let atomic = atomic(store)
+        let atomic = typed(store)
         let context = try CustomStoreValues.scratchContext(for: store)
         return try entities.map { try permanentID(for: NSManagedObject(entity: $0, insertInto: context), store: atomic) }
     }
@@ -105,7 +98,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     // MARK: - Saving
 
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult {
-        let atomic = atomic(store)
+        let atomic = typed(store)
         return try writer.withLock { _ in
             try reloadIfChangedElsewhere(atomic)
             try checkConflicts(request, store: atomic)
