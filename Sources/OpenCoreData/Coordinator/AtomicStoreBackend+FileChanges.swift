@@ -24,28 +24,22 @@ extension AtomicStoreBackend {
     ///
     /// An atomic store holds the whole file in memory, and its `save()` writes the whole cache:
     /// without this, a save from a second coordinator on the same file would write back the
-    /// values it loaded, undoing the other's changes without a conflict. So the registered
-    /// nodes are dropped and `load()` runs again; a node whose values differ from the ones this
-    /// store had gets the next version, so a context that read the old values gets a merge
-    /// conflict, as with the other stores; unchanged nodes keep their version. If `load()`
-    /// throws, the cache is put back and the save fails with its error.
+    /// values it loaded, undoing the other's changes without a conflict. So `load()` runs again
+    /// (`NSAtomicStore.reload`); a node whose values differ from the ones this store had gets
+    /// the next version, so a context that read the old values gets a merge conflict, as with
+    /// the other stores; unchanged nodes keep their version, new ones start at 1. If `load()`
+    /// throws, the registered nodes stay and the save fails with its error.
     func reloadIfChangedElsewhere(_ store: NSAtomicStore) throws {
         guard let url = store.url else { return }
         let current = AtomicStoreFileState(of: url)
         guard store.loadedFile.withLock({ $0 }) != current else { return }
         let before = try Dictionary(store.cacheNodes().map { node in (node.objectID, try snapshot(of: node)) },
                                     uniquingKeysWith: { first, _ in first })
-        let backup = store.cacheBackup()
-        store.removeAllCacheNodes()
-        do {
-            try store.load()
-            for node in store.cacheNodes() {
-                guard let old = before[node.objectID] else { continue } // new elsewhere: version 1
+        try store.reload { loaded in
+            for node in loaded {
+                guard let old = before[node.objectID] else { continue }
                 node.version = try Self.sameValues(old, snapshot(of: node)) ? old.version : old.version + 1
             }
-        } catch {
-            store.restoreCache(backup)
-            throw error
         }
         store.loadedFile.withLock { $0 = current }
     }

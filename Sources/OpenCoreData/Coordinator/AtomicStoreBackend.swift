@@ -39,14 +39,14 @@ final class AtomicStoreBackend: CustomStoreBackend {
 
     func snapshots(for objectIDs: [NSManagedObjectID], store: NSPersistentStore) throws -> [RowSnapshot] {
         let atomic = typed(store)
-        return try objectIDs.compactMap { try atomic.cacheNode(for: $0).map(snapshot(of:)) }
+        return try objectIDs.compactMap { try atomic.registeredCacheNode(for: $0).map(snapshot(of:)) }
     }
 
     func destinations(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, store: NSPersistentStore) throws -> [RowSnapshot] {
         let atomic = typed(store)
-        guard let node = atomic.cacheNode(for: objectID) else { return [] }
+        guard let node = atomic.registeredCacheNode(for: objectID) else { return [] }
         return try CustomStoreValues.objectIDs(in: node.value(forKey: relationship.name), relationship: relationship).compactMap {
-            try atomic.cacheNode(for: $0).map(snapshot(of:))
+            try atomic.registeredCacheNode(for: $0).map(snapshot(of:))
         }
     }
 
@@ -88,7 +88,7 @@ final class AtomicStoreBackend: CustomStoreBackend {
 
     private func permanentID(for object: NSManagedObject, store: NSAtomicStore) throws -> NSManagedObjectID {
         let id = store.objectID(for: object.entity, withReferenceObject: store.newReferenceObject(for: object))
-        if store.cacheNode(for: id) != nil {
+        if store.registeredCacheNode(for: id) != nil {
             throw CoreDataError.make(NSPersistentStoreOperationError,
                                      "\(type(of: store)).newReferenceObject(for:) returned \(store.referenceObject(for: id)), which already names a record of entity '\(object.entity.name ?? "?")'.")
         }

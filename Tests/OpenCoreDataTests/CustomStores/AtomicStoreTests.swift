@@ -204,6 +204,28 @@ struct AtomicStoreTests {
         #expect(place == "Kitchen")
     }
 
+    /// Bad files must never trap: reading one again fails the save with an NSError.
+    @Test("A file another writer left unreadable fails the next save with an NSError; the cache and the context's changes stay")
+    func unreadableFileFailsSave() throws {
+        let (context, store, file) = try context()
+        let id = try saveGraph(in: context)
+        let nodesBefore = store.cacheNodes()
+        try Data("not json".utf8).write(to: file)
+        try context.performAndWait {
+            try context.existingObject(with: id).setValue("Renamed", forKey: "title")
+            do {
+                try context.save()
+                Issue.record("The save succeeded over an unreadable file")
+            } catch let error as NSError {
+                #expect(error.domain == NSCocoaErrorDomain)
+            }
+            #expect(context.hasChanges)
+        }
+        #expect(store.cacheNodes() == nodesBefore)
+        #expect(store.cacheNode(for: id)?.value(forKey: "title") as? String == "Write the store")
+        #expect(try Data(contentsOf: file) == Data("not json".utf8))
+    }
+
     @Test("NSAtomicStoreCacheNode keeps values in propertyCache, made on the first non-nil value; nil removes a key")
     func cacheNode() throws {
         let (context, store, _) = try context()
