@@ -7,56 +7,51 @@ import Synchronization
 /// - Fetches: every node of the requested entities becomes a row snapshot; the context filters,
 ///   sorts and pages in memory, as for the in-memory store (`evaluatesNatively` is false).
 /// - Permanent IDs: `newReferenceObject(for:)`, then `objectID(for:withReferenceObject:)`.
-/// - Saves, one at a time: optimistic locking against the nodes' versions and the uniqueness
-///   constraints are checked first; then `newCacheNode(for:)` for each inserted object and
+/// - Saves, one at a time: if another coordinator saved the file since this store loaded or
+///   saved it, `load()` runs again first (`reloadIfChangedElsewhere`). Optimistic locking
+///   against the nodes' versions and the uniqueness constraints are checked next; then
+///   `newCacheNode(for:)` for each inserted object and
 ///   `addCacheNodes(_:)`, `updateCacheNode(_:from:)` for each updated one,
 ///   `willRemoveCacheNodes(_:)` for the deleted ones (which are then unregistered), and
 ///   `save()`. If anything throws, the nodes and their values are put back as they were and the
 ///   save fails: the file keeps its contents, since only `save()` writes it.
 ///
 /// The store's calls get objects of a short-lived context on the coordinator, never the app's.
-final class AtomicStoreBackend: PersistentStoreBackend {
+final class AtomicStoreBackend: CustomStoreBackend {
+    typealias Store = NSAtomicStore
+
     /// Held for a whole save, so saves of several contexts do not interleave their node changes.
     private let writer = Mutex(())
-
-    private func atomic(_ store: NSPersistentStore) -> NSAtomicStore {
-        guard let atomic = store as? NSAtomicStore else {
-            CoreDataError.programmerError("AtomicStoreBackend serves NSAtomicStore subclasses only; got \(store).")
-        }
-        return atomic
-    }
-
-    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool { false }
 
     // MARK: - Reading
 
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {
-        try atomic(store).cacheNodes(of: request.entities).map(snapshot(of:))
+        try typed(store).cacheNodes(of: request.entities).map(snapshot(of:))
     }
 
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
-        atomic(store).cacheNodes(of: request.entities).map(\.objectID)
+        typed(store).cacheNodes(of: request.entities).map(\.objectID)
     }
 
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int {
-        atomic(store).cacheNodes(of: request.entities).count
+        typed(store).cacheNodes(of: request.entities).count
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID], store: NSPersistentStore) throws -> [RowSnapshot] {
-        let atomic = atomic(store)
-        return try objectIDs.compactMap { try atomic.cacheNode(for: $0).map(snapshot(of:)) }
+        let atomic = typed(store)
+        return try objectIDs.compactMap { try atomic.registeredCacheNode(for: $0).map(snapshot(of:)) }
     }
 
     func destinations(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, store: NSPersistentStore) throws -> [RowSnapshot] {
-        let atomic = atomic(store)
-        guard let node = atomic.cacheNode(for: objectID) else { return [] }
+        let atomic = typed(store)
+        guard let node = atomic.registeredCacheNode(for: objectID) else { return [] }
         return try CustomStoreValues.objectIDs(in: node.value(forKey: relationship.name), relationship: relationship).compactMap {
-            try atomic.cacheNode(for: $0).map(snapshot(of:))
+            try atomic.registeredCacheNode(for: $0).map(snapshot(of:))
         }
     }
 
     /// A row from a node's property cache.
-    private func snapshot(of node: NSAtomicStoreCacheNode) throws -> RowSnapshot {
+    func snapshot(of node: NSAtomicStoreCacheNode) throws -> RowSnapshot {
         let entity = node.objectID.entity
         let layout = entity.layout
         var values = StoreValues()
@@ -86,14 +81,14 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     /// context's objects are not at hand here, so the store sees new objects of the same
     /// entities holding their default values (docs/Deviations.md); a save passes the real values.
     func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]? {
-        let atomic = atomic(store)
+        let atomic = typed(store)
         let context = try CustomStoreValues.scratchContext(for: store)
         return try entities.map { try permanentID(for: NSManagedObject(entity: $0, insertInto: context), store: atomic) }
     }
 
     private func permanentID(for object: NSManagedObject, store: NSAtomicStore) throws -> NSManagedObjectID {
         let id = store.objectID(for: object.entity, withReferenceObject: store.newReferenceObject(for: object))
-        if store.cacheNode(for: id) != nil {
+        if store.registeredCacheNode(for: id) != nil {
             throw CoreDataError.make(NSPersistentStoreOperationError,
                                      "\(type(of: store)).newReferenceObject(for:) returned \(store.referenceObject(for: id)), which already names a record of entity '\(object.entity.name ?? "?")'.")
         }
@@ -103,8 +98,9 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     // MARK: - Saving
 
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult {
-        let atomic = atomic(store)
+        let atomic = typed(store)
         return try writer.withLock { _ in
+            try reloadIfChangedElsewhere(atomic)
             try checkConflicts(request, store: atomic)
 
             // Apple names new objects while they still have their temporary IDs.
@@ -131,6 +127,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
             do {
                 try apply(inserted: inserted, updated: updated, deleted: request.deleted, to: atomic)
                 try atomic.save()
+                atomic.loadedFile.withLock { $0 = atomic.url.flatMap(AtomicStoreFileState.init(of:)) }
             } catch {
                 atomic.restoreCache(backup)
                 throw error

@@ -17,20 +17,13 @@ import Foundation
 /// Object IDs carry `Int64` keys that stand for the store's reference objects
 /// (`NSIncrementalStore.references`). The store's own calls are made with a short-lived context
 /// on the coordinator, never one of the app's.
-final class IncrementalStoreBackend: PersistentStoreBackend {
-    private func incremental(_ store: NSPersistentStore) -> NSIncrementalStore {
-        guard let incremental = store as? NSIncrementalStore else {
-            CoreDataError.programmerError("IncrementalStoreBackend serves NSIncrementalStore subclasses only; got \(store).")
-        }
-        return incremental
-    }
-
-    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool { false }
+final class IncrementalStoreBackend: CustomStoreBackend {
+    typealias Store = NSIncrementalStore
 
     // MARK: - Reading
 
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] {
-        try fetchObjectIDs(request, store: incremental(store), context: CustomStoreValues.scratchContext(for: store))
+        try fetchObjectIDs(request, store: typed(store), context: CustomStoreValues.scratchContext(for: store))
     }
 
     private func fetchObjectIDs(_ request: StoreFetchRequest, store: NSIncrementalStore, context: NSManagedObjectContext) throws -> [NSManagedObjectID] {
@@ -47,7 +40,7 @@ final class IncrementalStoreBackend: PersistentStoreBackend {
     }
 
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {
-        let incremental = incremental(store)
+        let incremental = typed(store)
         let context = try CustomStoreValues.scratchContext(for: store)
         let ids = try fetchObjectIDs(request, store: incremental, context: context)
         return try ids.map { try snapshot(of: $0, store: incremental, context: context) }
@@ -59,13 +52,13 @@ final class IncrementalStoreBackend: PersistentStoreBackend {
 
     /// Rows the store cannot give (`newValuesForObject` throws: Apple's "cannot be found") are left out.
     func snapshots(for objectIDs: [NSManagedObjectID], store: NSPersistentStore) throws -> [RowSnapshot] {
-        let incremental = incremental(store)
+        let incremental = typed(store)
         let context = try CustomStoreValues.scratchContext(for: store)
         return objectIDs.compactMap { try? snapshot(of: $0, store: incremental, context: context) }
     }
 
     func destinations(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, store: NSPersistentStore) throws -> [RowSnapshot] {
-        let incremental = incremental(store)
+        let incremental = typed(store)
         let context = try CustomStoreValues.scratchContext(for: store)
         let value = try incremental.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
         return try CustomStoreValues.objectIDs(in: value, relationship: relationship).compactMap {
@@ -113,7 +106,7 @@ final class IncrementalStoreBackend: PersistentStoreBackend {
     func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]? {
         let context = try CustomStoreValues.scratchContext(for: store)
         let objects = entities.map { NSManagedObject(entity: $0, insertInto: context) }
-        return try obtainPermanentIDs(for: objects, store: incremental(store))
+        return try obtainPermanentIDs(for: objects, store: typed(store))
     }
 
     private func obtainPermanentIDs(for objects: [NSManagedObject], store: NSIncrementalStore) throws -> [NSManagedObjectID] {
@@ -126,7 +119,7 @@ final class IncrementalStoreBackend: PersistentStoreBackend {
     }
 
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult {
-        let incremental = incremental(store)
+        let incremental = typed(store)
         let reading = try CustomStoreValues.scratchContext(for: store)
         try checkConflicts(request, store: incremental, context: reading)
 

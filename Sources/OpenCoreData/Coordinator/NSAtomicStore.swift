@@ -16,7 +16,16 @@ open class NSAtomicStore: NSPersistentStore, ReferenceObjectStore, @unchecked Se
     /// The reference objects behind this store's object IDs.
     package let references = ReferenceObjectTable()
     /// The registered cache nodes by object ID key (keys are unique within the store).
-    private let nodes = Mutex<[Int64: NSAtomicStoreCacheNode]>([:])
+    private struct Registry {
+        var nodes: [Int64: NSAtomicStoreCacheNode] = [:]
+        /// The nodes a `load()` run again registers (`reload(_:)`), kept apart until it
+        /// finishes so that fetches meanwhile see the previous nodes, never a half-loaded file.
+        var reloading: [Int64: NSAtomicStoreCacheNode]?
+    }
+    private let registry = Mutex(Registry())
+    /// The store file as this store last loaded or saved it; a save compares it with the file
+    /// to see another coordinator's save (`AtomicStoreBackend.reloadIfChangedElsewhere`).
+    package let loadedFile = Mutex<AtomicStoreFileState?>(nil)
 
     package override class func makeCustomStoreBackend() -> any PersistentStoreBackend { AtomicStoreBackend() }
 
@@ -29,7 +38,9 @@ open class NSAtomicStore: NSPersistentStore, ReferenceObjectStore, @unchecked Se
 
     /// Reads the store's file and registers its records: for each one, an ID from
     /// `objectID(for:withReferenceObject:)`, a node from `NSAtomicStoreCacheNode(objectID:)`
-    /// with its values set, then `addCacheNodes(_:)`. Called once, when the store is added.
+    /// with its values set, then `addCacheNodes(_:)`. Called when the store is added, and again,
+    /// with no nodes registered, before a save if another coordinator saved the file since
+    /// (until it returns, `cacheNodes()` and `cacheNode(for:)` give the nodes it registered).
     ///
     /// The base class throws `NSPersistentStoreOperationError`.
     open func load() throws {
@@ -74,20 +85,26 @@ open class NSAtomicStore: NSPersistentStore, ReferenceObjectStore, @unchecked Se
         for node in cacheNodes where node.objectID.isTemporaryID || node.objectID.storeHandle !== handle {
             CoreDataError.programmerError("addCacheNodes(_:): \(node.objectID) was not made by objectID(for:withReferenceObject:) of this store.")
         }
-        nodes.withLock { nodes in
-            for node in cacheNodes { nodes[node.objectID.primaryKey] = node }
+        registry.withLock { registry in
+            for node in cacheNodes {
+                if registry.reloading != nil {
+                    registry.reloading?[node.objectID.primaryKey] = node
+                } else {
+                    registry.nodes[node.objectID.primaryKey] = node
+                }
+            }
         }
     }
 
     /// The registered cache nodes.
     open func cacheNodes() -> Set<NSAtomicStoreCacheNode> {
-        Set(nodes.withLock { Array($0.values) })
+        Set(registry.withLock { Array(($0.reloading ?? $0.nodes).values) })
     }
 
     /// The registered node of an object ID, or nil.
     open func cacheNode(for objectID: NSManagedObjectID) -> NSAtomicStoreCacheNode? {
         guard !objectID.isTemporaryID, objectID.storeHandle === handle else { return nil }
-        return nodes.withLock { $0[objectID.primaryKey] }
+        return registry.withLock { ($0.reloading ?? $0.nodes)[objectID.primaryKey] }
     }
 
     // MARK: - Reference objects
@@ -110,28 +127,54 @@ open class NSAtomicStore: NSPersistentStore, ReferenceObjectStore, @unchecked Se
     /// The registered nodes of these entities, in the order their IDs were first made.
     package func cacheNodes(of entities: [NSEntityDescription]) -> [NSAtomicStoreCacheNode] {
         let wanted = Set(entities.map(ObjectIdentifier.init))
-        return nodes.withLock { nodes in
-            nodes.values.filter { wanted.contains(ObjectIdentifier($0.objectID.entity)) }
+        return registry.withLock { registry in
+            registry.nodes.values.filter { wanted.contains(ObjectIdentifier($0.objectID.entity)) }
         }.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+    }
+
+    /// The registered node of an ID for the coordinator's reads, which may run while a save
+    /// reloads the file: the registered nodes, never those of an unfinished `load()`.
+    package func registeredCacheNode(for objectID: NSManagedObjectID) -> NSAtomicStoreCacheNode? {
+        guard !objectID.isTemporaryID, objectID.storeHandle === handle else { return nil }
+        return registry.withLock { $0.nodes[objectID.primaryKey] }
+    }
+
+    /// Runs `load()` again, from no nodes, to read a file another coordinator saved; `prepare`
+    /// sees the loaded nodes before they replace the registered ones, all at once. If either
+    /// throws, the registered nodes stay as they were.
+    package func reload(preparing prepare: ([NSAtomicStoreCacheNode]) throws -> Void) throws {
+        registry.withLock { $0.reloading = [:] }
+        do {
+            try load()
+            let loaded = registry.withLock { Array(($0.reloading ?? [:]).values) }
+            try prepare(loaded)
+        } catch {
+            registry.withLock { $0.reloading = nil }
+            throw error
+        }
+        registry.withLock { registry in
+            registry.nodes = registry.reloading ?? [:]
+            registry.reloading = nil
+        }
     }
 
     /// Unregisters nodes (after `willRemoveCacheNodes(_:)`).
     package func removeCacheNodes(_ cacheNodes: Set<NSAtomicStoreCacheNode>) {
-        nodes.withLock { nodes in
-            for node in cacheNodes where nodes[node.objectID.primaryKey] === node { nodes[node.objectID.primaryKey] = nil }
+        registry.withLock { registry in
+            for node in cacheNodes where registry.nodes[node.objectID.primaryKey] === node { registry.nodes[node.objectID.primaryKey] = nil }
         }
     }
 
     /// The registered nodes and each node's values, to put back if a save fails.
     package func cacheBackup() -> (nodes: [Int64: NSAtomicStoreCacheNode], values: [(NSAtomicStoreCacheNode, NSAtomicStoreCacheNode.Backup)]) {
-        let registered = nodes.withLock { $0 }
+        let registered = registry.withLock { $0.nodes }
         return (registered, registered.values.map { ($0, $0.backup()) })
     }
 
     /// Puts back what `cacheBackup()` returned.
     package func restoreCache(_ backup: (nodes: [Int64: NSAtomicStoreCacheNode], values: [(NSAtomicStoreCacheNode, NSAtomicStoreCacheNode.Backup)])) {
         for (node, values) in backup.values { node.restore(values) }
-        nodes.withLock { $0 = backup.nodes }
+        registry.withLock { $0.nodes = backup.nodes }
     }
 
     // MARK: - URIs

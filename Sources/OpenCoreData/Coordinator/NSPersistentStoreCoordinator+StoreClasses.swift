@@ -61,6 +61,7 @@ extension NSPersistentStoreCoordinator {
         if let atomic = store as? NSAtomicStore {
             do {
                 try atomic.load()
+                atomic.loadedFile.withLock { $0 = AtomicStoreFileState(of: storeURL) }
             } catch {
                 store.persistentStoreCoordinator = nil
                 throw error

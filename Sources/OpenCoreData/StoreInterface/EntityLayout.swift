@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The index-based shape of an entity, computed once its model is frozen.
 ///
@@ -6,7 +7,8 @@ import Foundation
 /// index in an entity and in all its subentities. Managed objects and row snapshots keep their
 /// values in arrays indexed this way; name lookups happen once, here.
 package final class EntityLayout: @unchecked Sendable {
-    // @unchecked Sendable: every field is a `let` computed from a frozen entity.
+    // @unchecked Sendable: every field is a `let` computed from a frozen entity, except the
+    // attachment, which is an atomic set once.
 
     /// Every property, inherited first, in declaration order.
     package let properties: [NSPropertyDescription]
@@ -35,10 +37,6 @@ package final class EntityLayout: @unchecked Sendable {
     /// every property is an attribute kept in store form (no relationships, transformables or
     /// fetched properties, which need objects built from the snapshot).
     package let readsCommittedValues: Bool
-    /// The slots of a new object (default values; to-many slots are placeholders that
-    /// `NSManagedObject.initialSlots` replaces with fresh storage). Copying it is cheaper than
-    /// building the slots property by property for every insert.
-    package let initialSlotTemplate: ContiguousArray<ObjectSlot>
     /// Indices of the properties validation has to look at: mandatory ones, relationships with
     /// count limits, 16- and 32-bit integers (range checks) and those with validation predicates.
     /// The others accept any value, so saving skips them without reading their values.
@@ -82,17 +80,6 @@ package final class EntityLayout: @unchecked Sendable {
         self.isRelationship = isRelationship
         self.relationshipsBySlot = properties.map { $0 as? NSRelationshipDescription }
         self.hasDerivedAttributes = properties.contains { $0 is NSDerivedAttributeDescription }
-        self.initialSlotTemplate = ContiguousArray(properties.map { property -> ObjectSlot in
-            if let relationship = property as? NSRelationshipDescription {
-                return relationship.isToMany ? .unloadedToMany : .toOne(nil)
-            }
-            if let attribute = property as? NSAttributeDescription {
-                return AttributeConversion.isCustom(attribute.attributeType)
-                    ? .custom(attribute.defaultValue)
-                    : .value(AttributeConversion.storeValue(defaultOf: attribute))
-            }
-            return .custom(nil)
-        })
         self.readsCommittedValues = properties.allSatisfy { property in
             guard let attribute = property as? NSAttributeDescription else { return false }
             return !AttributeConversion.isCustom(attribute.attributeType)
@@ -108,8 +95,44 @@ package final class EntityLayout: @unchecked Sendable {
     /// a class retains and releases its storage, and this is read on every property access.
     private let inlineNames: UnsafeBufferPointer<InlineName>
 
+    /// What the layer above the seam keeps per layout (the object graph's slot template), as a
+    /// retained object's address; 0 until `attachment(orMake:)` first runs. The seam never looks
+    /// inside, so it names no type of that layer, and reading it costs one atomic load instead
+    /// of a lookup keyed by the layout on every object creation.
+    private let attachmentBits = Atomic<UInt>(0)
+
     deinit {
         inlineNames.deallocate()
+        let bits = attachmentBits.load(ordering: .acquiring)
+        if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
+            Unmanaged<AnyObject>.fromOpaque(pointer).release()
+        }
+    }
+
+    /// The object attached to this layout, made by `make` the first time.
+    ///
+    /// Exactly one caller type uses this (the object graph, with its slot template), so every
+    /// call passes the same `T`; if two threads race, one object wins and the other is dropped.
+    @inline(__always)
+    package func attachment<T: AnyObject>(orMake make: () -> T) -> T {
+        let bits = attachmentBits.load(ordering: .acquiring)
+        if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
+            // unsafeDowncast: the only attached object is a `T` (one caller type, see above).
+            return unsafeDowncast(Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue(), to: T.self)
+        }
+        return attach(make())
+    }
+
+    /// Publishes `candidate` unless another thread attached an object first; returns the winner.
+    private func attach<T: AnyObject>(_ candidate: T) -> T {
+        let retained = Unmanaged<AnyObject>.passRetained(candidate)
+        let bits = UInt(bitPattern: retained.toOpaque())
+        let (exchanged, current) = attachmentBits.compareExchange(
+            expected: 0, desired: bits, successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
+        if exchanged { return candidate }
+        retained.release()
+        guard let pointer = UnsafeRawPointer(bitPattern: current) else { return candidate }
+        return unsafeDowncast(Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue(), to: T.self)
     }
 
     /// The slot of a property by name: `value(forKey:)` and the typed accessors call this on every access.

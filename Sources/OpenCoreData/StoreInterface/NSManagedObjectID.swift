@@ -119,7 +119,7 @@ package struct ObjectKey: Hashable, Sendable {
     }
 
     /// A placeholder for empty slots of `IdentityMap`.
-    static let empty = ObjectKey(primaryKey: 0, root: ObjectIdentifier(NSManagedObject.self), store: 0)
+    static let empty = ObjectKey(primaryKey: 0, root: ObjectIdentifier(ObjectKey.self), store: 0)
 
     package func hash(into hasher: inout Hasher) {
         hasher.combine(primaryKey)

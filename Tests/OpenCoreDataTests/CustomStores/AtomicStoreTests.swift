@@ -129,6 +129,103 @@ struct AtomicStoreTests {
         }
     }
 
+    /// The titles, priorities and tag names in the file, read by a coordinator of its own.
+    private func fileContents(_ file: URL) throws -> (titles: [String], priorities: [Int], tags: Set<String>) {
+        let (reader, _, _) = try context(file: file)
+        return try reader.performAndWait {
+            let todos = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity"))
+            let tags = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "TagEntity"))
+            return (todos.compactMap { $0.value(forKey: "title") as? String }, todos.compactMap { $0.value(forKey: "priority") as? Int },
+                    Set(tags.compactMap { $0.value(forKey: "name") as? String }))
+        }
+    }
+
+    /// Apple's `NSErrorMergePolicy` fails a save of an object changed since it was read, with
+    /// `NSManagedObjectMergeError`, and writes nothing; `NSMergeByPropertyObjectTrumpMergePolicy`
+    /// saves the context's changed values over the stored ones. Here the other change comes
+    /// from a second coordinator on the same file.
+    @Test("Two coordinators on one file: a stale save fails under the error policy and writes nothing; objectTrump saves its values over the other's")
+    func staleSaveFromAnotherCoordinator() throws {
+        for objectTrump in [false, true] {
+            let (first, _, file) = try context()
+            let id = try saveGraph(in: first)
+            let (second, _, _) = try context(file: file)
+            let held = ObjectHolder()
+            try second.performAndWait {
+                let todo = try #require(try second.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")).first)
+                #expect(todo.value(forKey: "title") as? String == "Write the store")
+                held.object = todo
+            }
+            try first.performAndWait {
+                let todo = try first.existingObject(with: id)
+                todo.setValue("First", forKey: "title")
+                todo.setValue(7, forKey: "priority")
+                NSEntityDescription.insertNewObject(forEntityName: "TagEntity", into: first).setValue("c", forKey: "name")
+                try first.save()
+            }
+            let savedByFirst = try Data(contentsOf: file)
+            try StaleSave.save(second, held, objectTrump: objectTrump, persistedTitle: "First", "second coordinator")
+            if !objectTrump { #expect(try Data(contentsOf: file) == savedByFirst, "the failed save wrote nothing") }
+            let contents = try fileContents(file)
+            #expect(contents.titles == [objectTrump ? "Second" : "First"])
+            #expect(contents.priorities == [7], "the first coordinator's other change stays (objectTrump: \(objectTrump))")
+            #expect(contents.tags == ["a", "b", "c"], "the first coordinator's insert stays (objectTrump: \(objectTrump))")
+        }
+    }
+
+    /// A save writes the whole file, so it must not undo what another coordinator saved to
+    /// other records since this one loaded the file (Apple: atomic stores are "read and written
+    /// in their entirety").
+    @Test("A save from a second coordinator keeps what the first saved to other records, and new references do not collide")
+    func saveKeepsAnotherCoordinatorsChanges() throws {
+        let (first, _, file) = try context()
+        let id = try saveGraph(in: first)
+        let (second, secondStore, _) = try context(file: file)
+        try first.performAndWait {
+            let todo = try first.existingObject(with: id)
+            todo.setValue(9, forKey: "priority")
+            NSEntityDescription.insertNewObject(forEntityName: "TagEntity", into: first).setValue("c", forKey: "name")
+            try first.save()
+        }
+        try second.performAndWait {
+            let location = try #require(try second.fetch(NSFetchRequest<NSManagedObject>(entityName: "LocationEntity")).first)
+            location.setValue("Kitchen", forKey: "placeName")
+            NSEntityDescription.insertNewObject(forEntityName: "TagEntity", into: second).setValue("d", forKey: "name")
+            try second.save()
+        }
+        #expect(secondStore.calls.filter { $0 == "load" }.count == 2, "the second store read the file again before saving")
+        let contents = try fileContents(file)
+        #expect(contents.priorities == [9])
+        #expect(contents.tags == ["a", "b", "c", "d"])
+        let (reader, _, _) = try context(file: file)
+        let place = try reader.performAndWait {
+            try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "LocationEntity")).first?.value(forKey: "placeName") as? String
+        }
+        #expect(place == "Kitchen")
+    }
+
+    /// Bad files must never trap: reading one again fails the save with an NSError.
+    @Test("A file another writer left unreadable fails the next save with an NSError; the cache and the context's changes stay")
+    func unreadableFileFailsSave() throws {
+        let (context, store, file) = try context()
+        let id = try saveGraph(in: context)
+        let nodesBefore = store.cacheNodes()
+        try Data("not json".utf8).write(to: file)
+        try context.performAndWait {
+            try context.existingObject(with: id).setValue("Renamed", forKey: "title")
+            do {
+                try context.save()
+                Issue.record("The save succeeded over an unreadable file")
+            } catch let error as NSError {
+                #expect(error.domain == NSCocoaErrorDomain)
+            }
+            #expect(context.hasChanges)
+        }
+        #expect(store.cacheNodes() == nodesBefore)
+        #expect(store.cacheNode(for: id)?.value(forKey: "title") as? String == "Write the store")
+        #expect(try Data(contentsOf: file) == Data("not json".utf8))
+    }
+
     @Test("NSAtomicStoreCacheNode keeps values in propertyCache, made on the first non-nil value; nil removes a key")
     func cacheNode() throws {
         let (context, store, _) = try context()

@@ -451,6 +451,49 @@ struct StoreConformanceTests {
         }
     }
 
+    /// Apple's `NSErrorMergePolicy`: when two contexts fetched one object and the first saved a
+    /// change, the second's save of the same object fails with `NSManagedObjectMergeError`, the
+    /// conflict in `NSPersistentStoreSaveConflictsErrorKey`, and writes nothing; with
+    /// `NSMergeByPropertyObjectTrumpMergePolicy` it saves, its changed values winning.
+    @Test("Both contexts fetch an object, both change it: the second save fails under the error policy and wins under objectTrump",
+          arguments: ConformanceStoreKind.allCases)
+    func staleSaveAfterBothFetched(kind: ConformanceStoreKind) throws {
+        for objectTrump in [false, true] {
+            let (first, second) = try kind.contextPair(TestModels.todoModel())
+            try first.performAndWait {
+                let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: first)
+                todo.setValue("Original", forKey: "title")
+                todo.setValue(1, forKey: "priority")
+                try first.save()
+                first.reset()
+            }
+            // Both contexts fetch the object and read it, before either changes it.
+            let heldFirst = ObjectHolder(), heldSecond = ObjectHolder()
+            for (context, held) in [(first, heldFirst), (second, heldSecond)] {
+                try context.performAndWait {
+                    let todo = try #require(try fetch(context, "TodoEntity").first)
+                    #expect(todo.value(forKey: "title") as? String == "Original")
+                    held.object = todo
+                }
+            }
+            try first.performAndWait {
+                let todo = try #require(heldFirst.object)
+                todo.setValue("First", forKey: "title")
+                todo.setValue(5, forKey: "priority")
+                try first.save()
+            }
+            try StaleSave.save(second, heldSecond, objectTrump: objectTrump, persistedTitle: "First", "\(kind)")
+            // What the store holds now, read afresh.
+            let (title, priority) = try first.performAndWait {
+                first.reset()
+                let row = try #require(try fetch(first, "TodoEntity").first)
+                return (row.value(forKey: "title") as? String, row.value(forKey: "priority") as? Int)
+            }
+            #expect(title == (objectTrump ? "Second" : "First"), "objectTrump: \(objectTrump) on \(kind)")
+            #expect(priority == 5, "the first save's other change stays (objectTrump: \(objectTrump) on \(kind))")
+        }
+    }
+
     @Test("A refresh and a new fetch see another context's save", arguments: ConformanceStoreKind.allCases)
     func refreshSeesOtherSaves(kind: ConformanceStoreKind) throws {
         let (first, second) = try kind.contextPair(TestModels.todoModel())

@@ -37,8 +37,8 @@ struct LayerCheck {
              reason: "the model describes entities; it knows no store and no coordinator"),
         Rule(folder: "ObjectGraph", forbidden: ["Stores"], identifiers: ["PersistentStoreBackend", "backend"],
              reason: "the object graph reaches a store only through the coordinator"),
-        Rule(folder: "StoreInterface", forbidden: ["Stores"],
-             reason: "the seam is the contract; it names no particular store"),
+        Rule(folder: "StoreInterface", forbidden: ["Stores", "ObjectGraph"],
+             reason: "the seam is the contract; it names no particular store and nothing of the object graph"),
         // Nothing of SQLite's driver either: bound values are `SQLValue`s, statements are run and
         // their rows decoded by the store (`import GRDB` is caught by the module's name).
         Rule(folder: "Stores/SQL", forbidden: ["Stores/SQLite", "Stores/InMemory"],
