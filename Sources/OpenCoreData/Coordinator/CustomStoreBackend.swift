@@ -1,7 +1,8 @@
 import Foundation
 
 /// What the adapters of app-written stores (`NSIncrementalStore`, `NSAtomicStore` subclasses)
-/// share: the store class each one serves, and fetches evaluated by the context in memory.
+/// share: the store class each one serves (their fetches are evaluated by the context in memory,
+/// `PersistentStoreBackend.evaluatesNatively`'s default).
 protocol CustomStoreBackend: PersistentStoreBackend {
     /// The store class the adapter serves.
     associatedtype Store: NSPersistentStore
@@ -16,8 +17,4 @@ extension CustomStoreBackend {
         }
         return typed
     }
-
-    /// The store is not asked to evaluate predicates, sorts or paging: the context does that in
-    /// memory, as for the in-memory store (docs/Deviations.md).
-    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool { false }
 }

@@ -9,7 +9,6 @@ final class UnsupportedStoreBackend: PersistentStoreBackend {
                            "The store \(store.type) is a direct NSPersistentStore subclass; custom stores subclass NSIncrementalStore or NSAtomicStore.")
     }
 
-    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool { false }
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] { throw unsupported(store) }
     func fetchObjectIDs(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [NSManagedObjectID] { throw unsupported(store) }
     func countRows(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> Int { throw unsupported(store) }

@@ -12,10 +12,10 @@ import Foundation
 /// thread-safe because several contexts use one store at once.
 package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// Whether the store evaluates this request's predicate and sort descriptors itself. When
-    /// false, the coordinator fetches every row of the request's entities (a request stripped of
-    /// predicate, sort and paging) and the context filters, sorts and pages them in memory.
-    /// Stores that translate requests implement `planFetch` instead, which decides and
-    /// translates in one step.
+    /// false (the default: the in-memory and custom stores), the coordinator fetches every row
+    /// of the request's entities (a request stripped of predicate, sort and paging) and the
+    /// context filters, sorts and pages them in memory. Stores that translate requests (SQLite)
+    /// implement `planFetch` instead, which decides and translates in one step.
     func evaluatesNatively(_ request: StoreFetchRequest) -> Bool
 
     /// The request as this store will run it for `purpose` — translated once (for SQL, its text,
@@ -86,6 +86,9 @@ package struct RequestFetchPlan: StoreFetchPlan {
 }
 
 extension PersistentStoreBackend {
+    /// Stores evaluate nothing themselves unless they say so.
+    package func evaluatesNatively(_ request: StoreFetchRequest) -> Bool { false }
+
     /// Stores that evaluate requests directly plan nothing beyond the request itself; every store
     /// can list every row of its entities.
     package func planFetch(_ request: StoreFetchRequest, for purpose: StoreFetchPurpose, store: NSPersistentStore) throws -> (any StoreFetchPlan)? {

@@ -17,8 +17,6 @@ final class InMemoryStore: PersistentStoreBackend {
     }
     private let state = Mutex(State())
 
-    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool { false }
-
     // MARK: - Reading
 
     func fetchSnapshots(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> [RowSnapshot] {

@@ -7,15 +7,6 @@ extension SQLiteStore {
     /// The most primary keys bound in one `Z_PK IN (…)` query.
     static let keyChunkSize = 500
 
-    func evaluatesNatively(_ request: StoreFetchRequest) -> Bool {
-        do {
-            _ = try builder.select(SQLFetchQuery(request), columns: [])
-            return true
-        } catch {
-            return false
-        }
-    }
-
     /// A fetch translated once into the statement its purpose runs, or taken from the plan cache
     /// when a request of its shape was translated before; nil when the predicate or sort
     /// descriptors have no SQL form (the coordinator then fetches every row).
