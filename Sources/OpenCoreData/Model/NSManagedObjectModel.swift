@@ -21,6 +21,10 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// Strings for localizing entity and property names in error messages.
     open var localizationDictionary: [String: String]?
 
+    /// The versioned bundle (`.momd` or `.xcdatamodeld`) the model was loaded from, whose other
+    /// versions are the source models automatic migration tries.
+    package var versionBundleURL: URL?
+
     /// Creates an empty model.
     public override init() {
         super.init()
@@ -224,6 +228,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         copy.configurationEntities = configurationEntities
         copy.templates = templates
         copy.versionIdentifiers = versionIdentifiers
+        copy.versionBundleURL = versionBundleURL
         copy.link()
         return copy
     }

@@ -40,6 +40,7 @@ package enum ModelFileLoader {
         switch url.pathExtension {
         case "xcdatamodeld", "momd":
             try load(ModelBundle(url: url).currentVersionURL, into: model)
+            model.versionBundleURL = url
             return
         default:
             break

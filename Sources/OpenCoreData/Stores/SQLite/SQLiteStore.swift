@@ -76,9 +76,15 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let options = try SQLiteStoreOptions(rawOptions)
         let configurationEntities = model.entities(forConfigurationName: configuration)
         let inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+        var needsMigration = false
         if let inspection, !inspection.isEmpty {
             if !options.ignoresVersionHashes {
-                try checkCompatible(inspection.metadata, model: model, configuration: configuration, url: url)
+                do {
+                    try checkCompatible(inspection.metadata, model: model, configuration: configuration, url: url)
+                } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError
+                            && options.migratesAutomatically && !options.readOnly {
+                    needsMigration = true
+                }
             }
         } else if options.readOnly {
             throw CoreDataError.make(NSPersistentStoreOpenError,
@@ -103,6 +109,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             var numbers = inspection?.entityNumbers ?? [:]
             var metadata = inspection?.metadata ?? [:]
             var uuid = inspection?.uuid
+            if needsMigration, let inspection {
+                (numbers, metadata) = try migrate(pool, inspection, to: model, options: options, url: url)
+            }
             if inspection?.isEmpty ?? true {
                 let created = try create(in: pool, model: model, configurationEntities: configurationEntities, url: url)
                 (numbers, metadata, uuid) = (created.entityNumbers, created.metadata, created.uuid)
@@ -170,6 +179,39 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             let metadata = SQLiteMetadata.initial(for: model)
             try execute(db, bookkeeping.insertMetadata, [SQLBookkeepingStatements.metadataVersion, uuid, try SQLiteMetadata.encode(metadata)])
             return (numbers, metadata, uuid)
+        }
+    }
+
+    /// Migrates the store in place to `model`, in one transaction: finds the model it was written
+    /// with, infers the mapping, and rebuilds its tables (`SQLiteLightweightMigration`).
+    ///
+    /// - Throws: `NSMigrationMissingSourceModelError` when no source model is found,
+    ///   `NSMigrationMissingMappingModelError` without `NSInferMappingModelAutomaticallyOption`,
+    ///   `NSInferredMappingModelError` when the change cannot be inferred, `NSMigrationError`
+    ///   when a step fails; the store is then unchanged.
+    private static func migrate(_ pool: DatabasePool, _ inspection: SQLiteStoreInspection, to model: NSManagedObjectModel,
+                                options: SQLiteStoreOptions, url: URL) throws -> (entityNumbers: [String: Int], metadata: [String: Any]) {
+        let cache = try? pool.read { db -> Data? in
+            guard try db.tableExists("Z_MODELCACHE") else { return nil }
+            return try Data.fetchOne(db, sql: bookkeeping.selectModelCache)
+        }
+        let source = try MigrationSourceModel.find(forStoreMetadata: inspection.metadata, destination: model, modelCache: cache ?? nil, url: url)
+        guard options.infersMappingModel else {
+            throw CoreDataError.make(NSMigrationMissingMappingModelError,
+                                     "The store at \(url.path) needs migrating and NSInferMappingModelAutomaticallyOption is off; no mapping model was found. The store was not changed.",
+                                     userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let match = try ModelMatch(source: source, destination: model)
+        let migration = try SQLiteLightweightMigration(match: match, storedNumbers: inspection.entityNumbers, dialect: dialect)
+        do {
+            let result = try pool.write { db in try migration.run(db, metadata: inspection.metadata) }
+            Log.store.info("Migrated the SQLite store \(url.path) to the current model")
+            return result
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw CoreDataError.make(NSMigrationError, "Migrating the store at \(url.path) failed: \(error). The store was not changed.",
+                                     userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
         }
     }
 

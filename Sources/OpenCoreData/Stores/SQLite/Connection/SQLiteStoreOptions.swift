@@ -17,6 +17,10 @@ package struct SQLiteStoreOptions {
     /// store whose hashes differ from the model (inspection tools, and stores whose model
     /// uses features the hash algorithm does not cover yet).
     package var ignoresVersionHashes = false
+    /// `NSMigratePersistentStoresAutomaticallyOption`: migrate a store whose model differs.
+    package var migratesAutomatically = false
+    /// `NSInferMappingModelAutomaticallyOption`: infer the mapping when no mapping model is given.
+    package var infersMappingModel = false
 
     /// The default busy timeout, in seconds.
     package static let defaultBusyTimeout: TimeInterval = 10
@@ -28,6 +32,8 @@ package struct SQLiteStoreOptions {
         guard let options else { return }
         readOnly = Self.bool(options[NSReadOnlyPersistentStoreOption]) ?? false
         ignoresVersionHashes = readOnly && (Self.bool(options[OCDReadOnlyIgnoringVersionHashesOption]) ?? false)
+        migratesAutomatically = Self.bool(options[NSMigratePersistentStoresAutomaticallyOption]) ?? false
+        infersMappingModel = Self.bool(options[NSInferMappingModelAutomaticallyOption]) ?? false
         if let timeout = options[NSPersistentStoreTimeoutOption] {
             if let seconds = AttributeConversion.double(timeout), seconds >= 0 { busyTimeout = seconds }
         }

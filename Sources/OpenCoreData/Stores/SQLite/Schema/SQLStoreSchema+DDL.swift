@@ -7,6 +7,16 @@ extension SQLStoreSchema {
     ///
     /// `Z_MODELCACHE` is not created: Apple's own fw-241 stores have none (see StoreFormat.md).
     package func creationStatements(in dialect: any SQLDialect) -> [String] {
+        var statements = tableStatements(in: dialect)
+        let bookkeeping = SQLBookkeepingStatements(dialect: dialect)
+        statements.append(bookkeeping.createPrimaryKeyTable)
+        statements.append(bookkeeping.createMetadataTable)
+        statements += indexStatements(in: dialect)
+        return statements
+    }
+
+    /// The CREATE TABLE statements of the entity tables and join tables (no indexes).
+    package func tableStatements(in dialect: any SQLDialect) -> [String] {
         var statements: [String] = []
         for table in tables {
             let columns = [SQLCreateTable.Column("Z_PK", .integer, isPrimaryKey: true), .init("Z_ENT", .integer), .init("Z_OPT", .integer)]
@@ -19,10 +29,6 @@ extension SQLStoreSchema {
             if let order = join.destinationOrderColumn { columns.append(.init(order, .integer)) }
             statements.append(SQLCreateTable(join.name, columns: columns, primaryKey: [join.sourceColumn, join.destinationColumn]).sql(in: dialect))
         }
-        let bookkeeping = SQLBookkeepingStatements(dialect: dialect)
-        statements.append(bookkeeping.createPrimaryKeyTable)
-        statements.append(bookkeeping.createMetadataTable)
-        statements += indexStatements(in: dialect)
         return statements
     }
 

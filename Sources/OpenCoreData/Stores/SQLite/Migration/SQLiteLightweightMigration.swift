@@ -1,0 +1,280 @@
+import Foundation
+import GRDB
+
+// MARK: - SQLiteLightweightMigration
+
+/// An inferred migration of a SQLite store, in place, by SQL alone ("in situ", as Apple's
+/// lightweight migration of SQLite stores is), run inside the caller's write transaction so a
+/// failure or a killed process leaves the store as it was.
+///
+/// The entity tables and join tables of the source model are renamed aside, the destination
+/// model's tables are created, each destination entity's rows are copied from its source
+/// entity's (keeping `Z_PK` and `Z_OPT`, renumbering `Z_ENT`, copying, converting or defaulting
+/// each column), join tables are copied, the old tables dropped, the indexes created, and
+/// `Z_PRIMARYKEY` and `Z_METADATA` rewritten. Tables the model does not describe (Apple's
+/// persistent history, `Z_MODELCACHE`) are left alone.
+struct SQLiteLightweightMigration {
+    let match: ModelMatch
+    let source: SQLStoreSchema
+    let destination: SQLStoreSchema
+    let dialect: any SQLDialect
+
+    /// Prefix of the source tables while they are copied.
+    static let asidePrefix = "_OCD_MIGRATING_"
+
+    /// - Parameter storedNumbers: the store's `Z_PRIMARYKEY` names and numbers.
+    /// - Throws: `NSMigrationError` for changes this migration does not perform yet.
+    init(match: ModelMatch, storedNumbers: [String: Int], dialect: any SQLDialect) throws {
+        self.match = match
+        self.dialect = dialect
+        source = SQLStoreSchema(model: match.sourceModel, storedNumbers: storedNumbers)
+        destination = SQLStoreSchema(model: match.destinationModel)
+        try checkSupported()
+    }
+
+    // MARK: - Checks
+
+    /// Relationship conversions between storage shapes (a foreign key and a join table) are
+    /// refused before anything is written, rather than dropping their members.
+    private func checkSupported() throws {
+        for entity in match.entities {
+            for relationship in entity.relationships {
+                guard let previous = relationship.source else { continue }
+                let new = relationship.destination
+                let joined = destination.joinTable(for: new) != nil, wasJoined = source.joinTable(for: previous) != nil
+                let keyed = !new.isToMany, wasKeyed = !previous.isToMany
+                if joined != wasJoined || keyed != wasKeyed {
+                    throw CoreDataError.make(NSMigrationError,
+                                             "Migrating the relationship '\(new.name)' of entity '\(entity.destination.name ?? "?")' from \(Self.shape(previous)) to \(Self.shape(new)) is not supported yet; the store was not changed.",
+                                             userInfo: ["entity": entity.destination.name ?? "", "property": new.name])
+                }
+            }
+        }
+    }
+
+    private static func shape(_ relationship: NSRelationshipDescription) -> String {
+        if !relationship.isToMany { return "to-one" }
+        let inverseToMany = relationship.inverseRelationship?.isToMany ?? true
+        return (relationship.isOrdered ? "ordered " : "") + (inverseToMany ? "many-to-many" : "one-to-many")
+    }
+
+    // MARK: - Running
+
+    /// Migrates the store's tables; returns the destination's entity numbers and metadata.
+    func run(_ db: Database, metadata: [String: Any]) throws -> (entityNumbers: [String: Int], metadata: [String: Any]) {
+        let sourceTables = try (source.tables.map(\.name) + source.joinTables.map(\.name)).filter { try db.tableExists($0) }
+        let previousKeys = try primaryKeyRows(db)
+        try dropIndexesAndTriggers(on: sourceTables, db)
+        for table in sourceTables {
+            try execute(db, SQLSchemaChange.renameTable(table, to: Self.asidePrefix + table).sql(in: dialect))
+        }
+        for statement in destination.tableStatements(in: dialect) {
+            try execute(db, statement)
+        }
+        let present = Set(sourceTables)
+        for entity in match.entities {
+            try copyRows(of: entity, present: present, db)
+        }
+        for join in destination.joinTables {
+            try copyJoinRows(join, present: present, db)
+        }
+        for table in sourceTables {
+            try execute(db, SQLSchemaChange.dropTable(Self.asidePrefix + table).sql(in: dialect))
+        }
+        for statement in destination.indexStatements(in: dialect) {
+            try execute(db, statement)
+        }
+        let numbers = try rewritePrimaryKeys(previousKeys, db)
+        var updated = metadata
+        for (key, value) in SQLiteMetadata.initial(for: match.destinationModel) { updated[key] = value }
+        let plist = try SQLiteMetadata.encode(updated.filter { !SQLiteMetadata.columnKeys.contains($0.key) })
+        try execute(db, SQLiteStore.bookkeeping.updateMetadata, [plist, SQLBookkeepingStatements.metadataVersion])
+        return (numbers, updated)
+    }
+
+    private func execute(_ db: Database, _ sql: String, _ arguments: StatementArguments = []) throws {
+        try SQLiteStore.execute(db, sql, arguments)
+    }
+
+    private func execute(_ db: Database, _ fragment: SQLFragment) throws {
+        try SQLiteStore.execute(db, fragment.sql(in: dialect), fragment.statementArguments)
+    }
+
+    /// Drops the indexes and triggers of the source tables (the destination's are created anew;
+    /// their names would otherwise collide, and triggers name the old tables).
+    private func dropIndexesAndTriggers(on tables: [String], _ db: Database) throws {
+        guard !tables.isEmpty else { return }
+        var select = SQLSelect(from: dialect.identifier("sqlite_master"))
+        select.columns = [dialect.identifier("type"), dialect.identifier("name")]
+        select.conditions = [dialect.identifier("tbl_name") + " IN " + dialect.parameterList(tables.map { .text($0) }),
+                             dialect.identifier("sql") + " IS NOT NULL",
+                             dialect.identifier("type") + " IN " + dialect.parameterList([.text("index"), .text("trigger")])]
+        let query = select.render(in: dialect)
+        let objects = try Row.fetchAll(db, sql: query.sql(in: dialect), arguments: query.statementArguments)
+        for object in objects {
+            let type: String = object["type"] ?? "", name: String = object["name"] ?? ""
+            let change: SQLSchemaChange = type == "trigger" ? .dropTrigger(name) : .dropIndex(name)
+            try execute(db, change.sql(in: dialect))
+        }
+    }
+
+    // MARK: - Entity rows
+
+    /// `INSERT INTO new SELECT … FROM old WHERE Z_ENT = source` for one destination entity.
+    private func copyRows(of entity: ModelMatch.EntityMatch, present: Set<String>, _ db: Database) throws {
+        guard let origin = entity.source, let oldTable = source.table(for: origin), present.contains(oldTable.name),
+              let newTable = destination.table(for: entity.destination) else { return }
+        let alias = "t"
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var values: [SQLFragment] = [dialect.column("Z_PK", of: alias),
+                                     dialect.parameter(.integer(Int64(destination.entityNumber(of: entity.destination)))),
+                                     dialect.column("Z_OPT", of: alias)]
+        for column in newTable.columns where entity.destination.isKindOf(entity: column.property.entity) {
+            guard let value = try value(of: column, entity: entity, oldTable: oldTable, alias: alias) else { continue }
+            columns.append(column.name)
+            values.append(value)
+        }
+        var select = SQLSelect(from: dialect.identifier(Self.asidePrefix + oldTable.name) + " " + dialect.identifier(alias))
+        select.columns = values
+        select.conditions = [dialect.column("Z_ENT", of: alias) + " = " + dialect.parameter(.integer(Int64(source.entityNumber(of: origin))))]
+        try execute(db, SQLInsertSelect(into: newTable.name, columns: columns, select: select).render(in: dialect))
+    }
+
+    /// The value a destination column gets from a source row, or nil to leave it NULL.
+    private func value(of column: SQLColumn, entity: ModelMatch.EntityMatch, oldTable: SQLTable, alias: String) throws -> SQLFragment? {
+        switch column.role {
+        case .attribute(let type):
+            guard let match = entity.attributes.first(where: { $0.destination.name == column.property.name }) else { return nil }
+            let fallback = AttributeConversion.storeValue(defaultOf: match.destination)
+            let defaultValue: SQLValue? = fallback == .null ? nil : SQLValueCoding.value(fallback)
+            guard let previous = match.source, let oldColumn = oldTable.valueColumn(for: previous) else {
+                return defaultValue.map { dialect.parameter($0) }
+            }
+            var value = converted(dialect.column(oldColumn.name, of: alias), from: previous.attributeType, to: type)
+            if let defaultValue, !match.destination.isOptional {
+                value = "COALESCE(" + value + ", " + dialect.parameter(defaultValue) + ")"
+            }
+            return value
+        case .foreignKey:
+            guard let previous = previousRelationship(column, entity), let oldColumn = oldTable.valueColumn(for: previous) else { return nil }
+            return dialect.column(oldColumn.name, of: alias)
+        case .entityType:
+            guard let previous = previousRelationship(column, entity), let key = oldTable.valueColumn(for: previous),
+                  let target = (column.property as? NSRelationshipDescription)?.destinationEntity else { return nil }
+            return entityNumber(of: target, previous: previous, oldTable: oldTable, key: key, alias: alias)
+        case .orderKey:
+            guard let previous = previousRelationship(column, entity), oldTable.valueColumn(for: previous) != nil else { return nil }
+            // An unordered to-many that becomes ordered keeps its members in primary-key order.
+            guard let index = oldTable.orderColumnByProperty[ObjectIdentifier(previous)] else { return dialect.column("Z_PK", of: alias) }
+            return dialect.column(oldTable.columns[index].name, of: alias)
+        }
+    }
+
+    /// The source relationship of a to-one's foreign-key, entity-type or order column.
+    private func previousRelationship(_ column: SQLColumn, _ entity: ModelMatch.EntityMatch) -> NSRelationshipDescription? {
+        entity.relationships.first { $0.destination.name == column.property.name }?.source
+    }
+
+    /// A number value as another kind of number: integers truncate, booleans are 0 or 1.
+    private func converted(_ value: SQLFragment, from old: NSAttributeType, to new: NSAttributeType) -> SQLFragment {
+        guard old != new else { return value }
+        switch new {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            return "CAST(" + value + " AS INTEGER)"
+        case .booleanAttributeType:
+            return "(CASE WHEN " + value + " IS NULL THEN NULL WHEN " + value + " <> 0 THEN 1 ELSE 0 END)"
+        case .doubleAttributeType, .floatAttributeType, .decimalAttributeType:
+            return dialect.castToReal(value)
+        default:
+            return value
+        }
+    }
+
+    /// The destination's `Z_ENT` of a to-one's target: renumbered from the old entity-type column,
+    /// or the one number of the old target when it had no subentities.
+    private func entityNumber(of target: NSEntityDescription, previous: NSRelationshipDescription, oldTable: SQLTable,
+                              key: SQLColumn, alias: String) -> SQLFragment {
+        let renumbered = { (old: NSEntityDescription) -> Int64? in
+            self.match.entities.first { $0.source === old }.map { Int64(self.destination.entityNumber(of: $0.destination)) }
+        }
+        guard let typeIndex = oldTable.entityTypeColumnByProperty[ObjectIdentifier(previous)] else {
+            let number = previous.destinationEntity.flatMap(renumbered) ?? Int64(destination.entityNumber(of: target))
+            return "(CASE WHEN " + dialect.column(key.name, of: alias) + " IS NULL THEN NULL ELSE " + dialect.parameter(.integer(number)) + " END)"
+        }
+        var cases = "(CASE " + dialect.column(oldTable.columns[typeIndex].name, of: alias)
+        for old in previous.destinationEntity?.selfAndDescendants ?? [] {
+            guard let number = renumbered(old) else { continue }
+            cases = cases + " WHEN " + dialect.parameter(.integer(Int64(source.entityNumber(of: old)))) + " THEN " + dialect.parameter(.integer(number))
+        }
+        return cases + " END)"
+    }
+
+    // MARK: - Join tables
+
+    /// Copies a many-to-many relationship's pairs from the source join table.
+    private func copyJoinRows(_ join: SQLJoinTable, present: Set<String>, _ db: Database) throws {
+        guard let owner = join.owner.entity, let entity = match.entities.first(where: { $0.destination === owner }),
+              let previous = entity.relationships.first(where: { $0.destination.name == join.owner.name })?.source,
+              let old = source.joinTable(for: previous), present.contains(old.name) else { return }
+        let access = old.access(for: previous)
+        let alias = "j"
+        var columns = [join.sourceColumn, join.destinationColumn]
+        var values = [dialect.column(access.selfColumn, of: alias), dialect.column(access.otherColumn, of: alias)]
+        if let order = join.destinationOrderColumn {
+            columns.append(order)
+            values.append(access.orderColumn.map { dialect.column($0, of: alias) } ?? dialect.column(access.otherColumn, of: alias))
+        }
+        if let order = join.sourceOrderColumn, let inverse = previous.inverseRelationship {
+            let inverseAccess = old.access(for: inverse)
+            columns.append(order)
+            values.append(inverseAccess.orderColumn.map { dialect.column($0, of: alias) } ?? dialect.column(inverseAccess.otherColumn, of: alias))
+        }
+        var select = SQLSelect(from: dialect.identifier(Self.asidePrefix + old.name) + " " + dialect.identifier(alias))
+        select.columns = values
+        try execute(db, SQLInsertSelect(into: join.name, columns: columns, select: select).render(in: dialect))
+    }
+
+    // MARK: - Z_PRIMARYKEY
+
+    private struct PrimaryKeyRow {
+        let number: Int
+        let name: String
+        let max: Int64
+    }
+
+    private func primaryKeyRows(_ db: Database) throws -> [PrimaryKeyRow] {
+        try Row.fetchAll(db, sql: SQLiteStore.bookkeeping.selectEntities).map { row in
+            PrimaryKeyRow(number: row["Z_ENT"] ?? 0, name: row["Z_NAME"] ?? "", max: row["Z_MAX"] ?? 0)
+        }
+    }
+
+    /// Writes one row per destination entity: its number, name, parent, and the largest key its
+    /// hierarchy used, so keys of deleted rows are never given out again.
+    private func rewritePrimaryKeys(_ previous: [PrimaryKeyRow], _ db: Database) throws -> [String: Int] {
+        let maxByNumber = Dictionary(previous.map { ($0.number, $0.max) }, uniquingKeysWith: max)
+        try execute(db, SQLDelete(from: "Z_PRIMARYKEY", where: []).sql(in: dialect))
+        var numbers: [String: Int] = [:]
+        for entity in match.destinationModel.orderedEntities() {
+            let number = destination.entityNumber(of: entity)
+            var maximum: Int64 = 0
+            if let origin = match.entities.first(where: { $0.destination === entity })?.source {
+                maximum = maxByNumber[source.entityNumber(of: origin)] ?? 0
+            }
+            if entity.superentity == nil, let table = destination.table(for: entity) {
+                var select = SQLSelect(from: dialect.identifier(table.name))
+                select.columns = ["MAX(" + dialect.identifier("Z_PK") + ")"]
+                let query = select.render(in: dialect)
+                let used = try Int64.fetchOne(db, sql: query.sql(in: dialect), arguments: query.statementArguments) ?? 0
+                for member in entity.selfAndDescendants {
+                    guard let origin = match.entities.first(where: { $0.destination === member })?.source else { continue }
+                    maximum = max(maximum, maxByNumber[source.entityNumber(of: origin.rootEntity)] ?? 0)
+                }
+                maximum = max(maximum, used)
+            }
+            let parent = entity.superentity.map { destination.entityNumber(of: $0) } ?? 0
+            try execute(db, SQLiteStore.bookkeeping.insertEntity, [number, entity.name ?? "", parent, maximum])
+            numbers[entity.name ?? ""] = number
+        }
+        return numbers
+    }
+}
