@@ -55,6 +55,25 @@ struct MappingModelTests {
         #expect(fetch.expressionValue(with: nil, context: nil) == nil)
     }
 
+    @Test("Evaluating a FETCH expression runs the request in the context: the objects, or their count when countOnly")
+    func fetchRequestExpressionFetches() throws {
+        let context = try TestModels.inMemoryContext(TestModels.todoModel())
+        try context.performAndWait {
+            for title in ["a", "b", "c"] {
+                NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context).setValue(title, forKey: "title")
+            }
+            try context.save()
+            let request = NSFetchRequest<NSFetchRequestResult>(entityName: "TodoEntity")
+            request.predicate = NSPredicate(format: "title != 'b'")
+            let bindings = NSMutableDictionary(dictionary: ["request": request, "moc": context])
+            let objects = NSFetchRequestExpression.expression(forFetch: NSExpression(forVariable: "request"), context: NSExpression(forVariable: "moc"), countOnly: false)
+            let titles = (objects.expressionValue(with: nil, context: bindings) as? [NSManagedObject])?.compactMap { $0.value(forKey: "title") as? String }
+            #expect(titles?.sorted() == ["a", "c"])
+            let count = NSFetchRequestExpression.expression(forFetch: NSExpression(forVariable: "request"), context: NSExpression(forVariable: "moc"), countOnly: true)
+            #expect((count.expressionValue(with: nil, context: bindings) as? NSNumber)?.intValue == 2)
+        }
+    }
+
     // MARK: - Compiled mapping models
 
     @Test("Apple's compiled V2toV3.cdm loads with its entity mappings, types, policy and version hashes",
