@@ -11,6 +11,9 @@ package struct ModelXMLElement: Sendable {
     package var children: [ModelXMLElement]
     /// The 1-based line of the start tag.
     package var line: Int
+    /// The element's own character data; only collected when parsing with `keepingText`
+    /// (model XML keeps everything in attributes, mapping model XML in text).
+    package var text: String = ""
 
     /// The value of an attribute, or nil.
     package subscript(_ attribute: String) -> String? { attributes[attribute] }
@@ -38,17 +41,17 @@ package enum ModelXMLDocument {
 
     private static let parseLock = Mutex(())
 
-    /// Parses XML data and returns its root element.
+    /// Parses XML data and returns its root element; `keepingText` collects each element's text.
     ///
     /// - Throws: `NSFileReadCorruptFileError` naming the file and line when the XML is malformed.
-    package static func parse(_ data: Data, location: ModelFileLocation) throws -> ModelXMLElement {
+    package static func parse(_ data: Data, location: ModelFileLocation, keepingText: Bool = false) throws -> ModelXMLElement {
         // swift-corelibs-foundation's XMLParser traps on names that are not valid UTF-8 (found by
         // the fuzz tests), and Xcode writes model XML in UTF-8 only, so check the encoding first.
         if let offset = invalidUTF8Offset(in: data) {
             let line = data.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
             throw ModelFileError.corrupt(location.line(line), "the XML is not valid UTF-8 (byte \(offset))")
         }
-        let builder = TreeBuilder(maximumDepth: maximumDepth)
+        let builder = TreeBuilder(maximumDepth: maximumDepth, keepingText: keepingText)
         let (succeeded, parserError, line) = parseLock.withLock { _ -> (Bool, (any Error)?, Int) in
             let parser = XMLParser(data: data)
             parser.shouldResolveExternalEntities = false
@@ -99,12 +102,14 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     }
 
     let maximumDepth: Int
+    let keepingText: Bool
     var stack: [ModelXMLElement] = []
     var root: ModelXMLElement?
     var failure: Failure?
 
-    init(maximumDepth: Int) {
+    init(maximumDepth: Int, keepingText: Bool) {
         self.maximumDepth = maximumDepth
+        self.keepingText = keepingText
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
@@ -128,6 +133,11 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         } else {
             stack[stack.count - 1].children.append(element)
         }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard keepingText, failure == nil, !stack.isEmpty else { return }
+        stack[stack.count - 1].text += string
     }
 
     private func fail(_ parser: XMLParser, _ reason: String) {

@@ -31,6 +31,8 @@ extension NSExpression {
         case block = 19
         /// `TERNARY(…)`.
         case conditional = 20
+        /// `FETCH(…)`: an `NSFetchRequestExpression` (Core Data's `NSFetchRequestExpressionType`).
+        case fetchRequest = 50
     }
 
     /// The kind of this expression.
@@ -49,6 +51,7 @@ extension NSExpression {
         case .anyKey: .anyKey
         case .block(let block, _): block.lateKeyPath == nil ? .block : .keyPath
         case .conditional: .conditional
+        case .fetchRequest: .fetchRequest
         }
     }
 }

@@ -56,7 +56,20 @@ package enum ExpressionEvaluator {
         case .conditional(let condition, let whenTrue, let whenFalse):
             let holds = PredicateEvaluator.evaluate(condition, object: object, context: &context)
             return value(of: holds ? whenTrue : whenFalse, object: object, context: &context)
+        case .fetchRequest(let request, let managedObjectContext, let countOnly):
+            return fetch(value(of: request, object: object, context: &context),
+                         in: value(of: managedObjectContext, object: object, context: &context), countOnly: countOnly)
         }
+    }
+
+    /// Runs a `FETCH` expression's request, as Apple's `NSFetchRequestExpression` does: the
+    /// objects, or their count when `countOnly`; nil when the operands are not a fetch request and
+    /// a context, or the fetch fails (an evaluation has no error channel).
+    private static func fetch(_ request: Any?, in context: Any?, countOnly: Bool) -> Any? {
+        guard let request = request as? NSFetchRequest<NSFetchRequestResult>,
+              let context = context as? NSManagedObjectContext else { return nil }
+        if countOnly { return (try? context.count(for: request)).map { NSNumber(value: $0) } }
+        return try? context.fetch(request)
     }
 
     private static func combine(_ operation: SetOperation, _ left: [Any], _ right: [Any]) -> [Any] {

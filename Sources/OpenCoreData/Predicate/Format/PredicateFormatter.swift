@@ -121,6 +121,8 @@ package enum PredicateFormatter {
             return ("BLOCK(" + parts.joined(separator: ", ") + ")", 6)
         case .conditional(let predicate, let whenTrue, let whenFalse):
             return ("TERNARY(" + format(predicate) + ", " + format(whenTrue) + ", " + format(whenFalse) + ")", 6)
+        case .fetchRequest(let request, let context, let countOnly):
+            return ("FETCH(" + format(request) + ", " + format(context) + ", " + (countOnly ? "YES" : "NO") + ")", 6)
         }
     }
 

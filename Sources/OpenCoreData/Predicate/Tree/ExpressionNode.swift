@@ -33,6 +33,9 @@ package indirect enum ExpressionNode {
     case block(ExpressionBlock, [ExpressionNode])
     /// `TERNARY(predicate, trueExpression, falseExpression)`.
     case conditional(PredicateNode, ExpressionNode, ExpressionNode)
+    /// `FETCH(request, context, countOnly)`: Core Data's `NSFetchRequestExpression`, which runs
+    /// a fetch request in a context. Mapping models use it as entity mappings' source expression.
+    case fetchRequest(ExpressionNode, ExpressionNode, countOnly: Bool)
 }
 
 // MARK: - SetOperation
@@ -113,6 +116,8 @@ extension ExpressionNode {
         case .conditional(let predicate, let whenTrue, let whenFalse):
             rebuilt = .conditional(
                 predicate.mapExpressions(transform), whenTrue.map(transform), whenFalse.map(transform))
+        case .fetchRequest(let request, let context, let countOnly):
+            rebuilt = .fetchRequest(request.map(transform), context.map(transform), countOnly: countOnly)
         }
         return transform(rebuilt)
     }
@@ -145,6 +150,8 @@ extension ExpressionNode {
             return .block(block, arguments.map(\.canonical))
         case .conditional(let predicate, let whenTrue, let whenFalse):
             return .conditional(predicate.canonical, whenTrue.canonical, whenFalse.canonical)
+        case .fetchRequest(let request, let context, let countOnly):
+            return .fetchRequest(request.canonical, context.canonical, countOnly: countOnly)
         }
     }
 }

@@ -55,6 +55,9 @@ package enum NodeEquality {
         case (.conditional(let leftCondition, let leftTrue, let leftFalse),
               .conditional(let rightCondition, let rightTrue, let rightFalse)):
             return equal(leftCondition, rightCondition) && equal(leftTrue, rightTrue) && equal(leftFalse, rightFalse)
+        case (.fetchRequest(let leftRequest, let leftContext, let leftCountOnly),
+              .fetchRequest(let rightRequest, let rightContext, let rightCountOnly)):
+            return leftCountOnly == rightCountOnly && equal(leftRequest, rightRequest) && equal(leftContext, rightContext)
         default:
             return false
         }
@@ -144,6 +147,11 @@ package enum NodeEquality {
             hash(condition, into: &hasher)
             hash(whenTrue, into: &hasher)
             hash(whenFalse, into: &hasher)
+        case .fetchRequest(let request, let context, let countOnly):
+            hasher.combine(21)
+            hasher.combine(countOnly)
+            hash(request, into: &hasher)
+            hash(context, into: &hasher)
         }
     }
 

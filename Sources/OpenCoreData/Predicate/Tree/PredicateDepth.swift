@@ -65,7 +65,7 @@ package enum PredicateDepth {
                 case .customFunction(let operand, _, let arguments):
                     stack.append((.expression(operand), below))
                     for argument in arguments { stack.append((.expression(argument), below)) }
-                case .set(_, let lhs, let rhs):
+                case .set(_, let lhs, let rhs), .fetchRequest(let lhs, let rhs, _):
                     stack.append((.expression(lhs), below))
                     stack.append((.expression(rhs), below))
                 case .subquery(let collection, _, let predicate):

@@ -78,6 +78,10 @@ package enum PredicateModelCheck {
             _ = try check(operand, reach: reach, variables: variables)
             for argument in arguments { _ = try check(argument, reach: reach, variables: variables) }
             return []  // never performed on Linux: evaluates to nil
+        case .fetchRequest(let request, let context, _):
+            _ = try check(request, reach: reach, variables: variables)
+            _ = try check(context, reach: reach, variables: variables)
+            return []  // fetched objects of an entity the request names at run time
         case .set(_, let lhs, let rhs):
             var result = try check(lhs, reach: reach, variables: variables)
             union(&result, try check(rhs, reach: reach, variables: variables))

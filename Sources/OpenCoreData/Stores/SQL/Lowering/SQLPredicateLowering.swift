@@ -96,6 +96,8 @@ extension ExpressionNode: SQLLowerable {
             throw .unsupported("BLOCK expression", "a Swift closure runs only in memory")
         case .conditional(let predicate, let whenTrue, let whenFalse):
             return try SQLFunctionLowering.ternary(predicate, whenTrue, whenFalse, &state)
+        case .fetchRequest:
+            throw .unsupported("FETCH expression", "a fetch request expression runs only in memory")
         }
     }
 
@@ -105,7 +107,7 @@ extension ExpressionNode: SQLLowerable {
         switch self {
         case .constant, .customFunction, .anyKey:
             return true
-        case .evaluatedObject, .block:
+        case .evaluatedObject, .block, .fetchRequest:
             return false
         case .variable(let name):
             return !variables.contains(name)

@@ -103,7 +103,7 @@ package struct SQLPlanShape {
         case .conditional(let predicate, let whenTrue, let whenFalse):
             key.numbers.append(19)
             return add(predicate, dialect) && add(whenTrue, dialect) && add(whenFalse, dialect)
-        case .customFunction, .block:
+        case .customFunction, .block, .fetchRequest:
             return false
         }
     }
@@ -158,7 +158,7 @@ package struct SQLPlanShape {
         case .constant(let value):
             defer { index += 1 }
             return replacements[index].map { .constant($0) } ?? .constant(value)
-        case .evaluatedObject, .variable, .anyKey, .customFunction, .block:
+        case .evaluatedObject, .variable, .anyKey, .customFunction, .block, .fetchRequest:
             return expression
         case .keyPath(let operand, let path):
             return .keyPath(rewrite(operand, replacements, &index), path)
