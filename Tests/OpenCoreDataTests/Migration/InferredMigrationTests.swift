@@ -218,6 +218,49 @@ struct InferredMigrationTests {
         #expect(author == "app")
     }
 
+    @Test("inferredMappingModel: copy, transform, add and remove entity mappings with version hashes, $source key paths and relationship functions")
+    func inferredMappingModel() throws {
+        let source = try Self.version1()
+        let destination = try Self.version2 { model in
+            let author = Self.entity(model, "Author")
+            author.name = "Writer"
+            author.renamingIdentifier = "Author"
+            let name = author.attributesByName["name"]!
+            name.name = "fullName"
+            name.renamingIdentifier = "name"
+            author.properties += [M.attribute("bio", .stringAttributeType)]
+            model.entities = model.entities.filter { $0.name != "Tag" }
+            Self.entity(model, "Book").properties = Self.entity(model, "Book").properties.filter { $0.name != "tags" }
+            model.entities += [M.entity("Publisher", [M.attribute("name", .stringAttributeType)])]
+        }
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+        let byName = mapping.entityMappingsByName
+        let writer = try #require(byName["AuthorToWriter"])
+        #expect(writer.mappingType == .transformEntityMappingType)
+        #expect(writer.sourceEntityName == "Author" && writer.destinationEntityName == "Writer")
+        #expect(writer.sourceEntityVersionHash == source.entitiesByName["Author"]?.versionHash)
+        #expect(writer.destinationEntityVersionHash == destination.entitiesByName["Writer"]?.versionHash)
+        let attributes = Dictionary(uniqueKeysWithValues: (writer.attributeMappings ?? []).map { ($0.name ?? "", $0.valueExpression?.description) })
+        #expect(attributes["fullName"] == "$source.name")
+        #expect(attributes["age"] == "$source.age")
+        #expect(attributes["bio"] == .some(nil))
+        let books = writer.relationshipMappings?.first { $0.name == "books" }?.valueExpression?.description
+        #expect(books?.contains("destinationInstancesForEntityMappingNamed:sourceInstances:") == true)
+        #expect(books?.contains("BookToBook") == true)
+        #expect(byName["NovelToNovel"]?.sourceExpression != nil)
+        #expect(byName["Publisher"]?.mappingType == .addEntityMappingType)
+        #expect(byName["Tag"]?.mappingType == .removeEntityMappingType)
+        #expect(byName["Tag"]?.sourceEntityVersionHash == source.entitiesByName["Tag"]?.versionHash)
+        // Unchanged models map every entity by copying.
+        let same = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: Self.version1())
+        #expect(same.entityMappings.allSatisfy { $0.mappingType == .copyEntityMappingType })
+        // And a change it cannot infer throws 134190.
+        let broken = try Self.version2 { model in Self.entity(model, "Author").attributesByName["nickname"]!.attributeType = .dateAttributeType }
+        let error = try #require(throws: (any Error).self) { try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: broken) } as NSError
+        #expect(error.code == NSInferredMappingModelError)
+        #expect(error.userInfo["entity"] as? String == "Author" && error.userInfo["property"] as? String == "nickname")
+    }
+
     // MARK: - Not inferable
 
     @Test("Changes that cannot be inferred throw 134190 naming entity and property, and leave the store byte-identical",
