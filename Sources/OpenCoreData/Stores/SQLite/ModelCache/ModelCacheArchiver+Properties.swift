@@ -174,7 +174,7 @@ extension ModelCacheEncoder {
     // MARK: Fetch requests
 
     /// A fetch request (a template or a fetched property's), with the keys Apple archives.
-    func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, model: NSManagedObjectModel?) -> PropertyListValue {
+    func fetchRequest<Result>(_ request: NSFetchRequest<Result>, model: NSManagedObjectModel?) -> PropertyListValue {
         let entity = request.entity ?? request.entityName.flatMap { model?.entitiesByName[$0] }
         var predicate = KeyedArchiveWriter.null
         if let requestPredicate = request.predicate {
