@@ -7,8 +7,8 @@ import Foundation
 /// read through ``KeyedArchive``; this type maps `NSEntityDescription`, the property classes,
 /// fetch indexes, fetch requests and configurations onto OpenCoreData's model classes.
 ///
-/// Not decoded (no fixture shows their archived form): `allowsExternalBinaryDataStorage`,
-/// composite attribute elements and fetch request flag bits. Archived predicates and expressions
+/// Not decoded (no fixture shows their archived form): `allowsExternalBinaryDataStorage` (except
+/// under OpenCoreData's own key, see `ModelCacheArchiver`), composite attribute elements and fetch request flag bits. Archived predicates and expressions
 /// are rebuilt as format strings and parsed (see `ModelPredicates`); one that can't be is logged
 /// and left out. An app's own `NSCoding` default value (a transformable attribute's) is dropped:
 /// the class isn't there to decode it.
@@ -309,6 +309,8 @@ private final class Builder {
         attribute.defaultValue = try object.value("NSDefaultValue").foundationValue()
         let flags = try object.integer("NSFlagsKey") ?? 0
         attribute.preservesValueInHistoryOnDeletion = flags & 0x10 != 0
+        // OpenCoreData's own key in the caches it writes (no Apple archive shows this flag).
+        attribute.allowsExternalBinaryDataStorage = try object.bool("NSAllowsExternalBinaryDataStorage") ?? false
         return attribute
     }
 

@@ -38,8 +38,9 @@ struct SQLiteSchemaTests {
         #expect(schema["Z_PRIMARYKEY"] == "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         #expect(schema["Z_METADATA"] == "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         #expect(schema.keys.filter { !$0.hasPrefix("sqlite_") }.sorted() == [
-            "ZLOCATIONENTITY", "ZTAGENTITY", "ZTODOENTITY", "ZTODOENTITY_ZLOCATION_INDEX", "Z_2TODOS", "Z_2TODOS_Z_3TODOS_INDEX", "Z_METADATA", "Z_PRIMARYKEY",
+            "ZLOCATIONENTITY", "ZTAGENTITY", "ZTODOENTITY", "ZTODOENTITY_ZLOCATION_INDEX", "Z_2TODOS", "Z_2TODOS_Z_3TODOS_INDEX", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY",
         ])
+        #expect(schema["Z_MODELCACHE"] == "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
         let keys = try queue.read { db in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") }
         #expect(keys.map { "\($0[0] as Int) \($0[1] as String) \($0[2] as Int) \($0[3] as Int)" } == ["1 LocationEntity 0 0", "2 TagEntity 0 0", "3 TodoEntity 0 0"])
         let (autoVacuum, journal) = try queue.read { db in

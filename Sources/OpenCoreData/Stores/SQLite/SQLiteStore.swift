@@ -34,7 +34,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
 
     /// The SQL dialect of every statement the store runs.
     static let dialect: any SQLDialect = SQLiteDialect()
-    /// The statements of `Z_PRIMARYKEY` and `Z_METADATA`, built once.
+    /// The statements of `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE`, built once.
     static let bookkeeping = SQLBookkeepingStatements(dialect: dialect)
 
     /// The result of opening a store: the backend and what the coordinator records about it.
@@ -154,7 +154,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
     }
 
-    /// Creates Apple's schema, `Z_PRIMARYKEY` rows and `Z_METADATA` in one transaction.
+    /// Creates Apple's schema, `Z_PRIMARYKEY` rows, `Z_METADATA` and `Z_MODELCACHE` in one transaction.
     private static func create(in pool: DatabasePool, model: NSManagedObjectModel, configurationEntities: [NSEntityDescription]?,
                                url: URL) throws -> (entityNumbers: [String: Int], metadata: [String: Any], uuid: String) {
         try pool.write { db in
@@ -178,6 +178,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             let uuid = UUID().uuidString
             let metadata = SQLiteMetadata.initial(for: model)
             try execute(db, bookkeeping.insertMetadata, [SQLBookkeepingStatements.metadataVersion, uuid, try SQLiteMetadata.encode(metadata)])
+            // The model travels with the store, as in Apple's stores (the table is in the schema).
+            try execute(db, bookkeeping.insertModelCache, [ModelCacheArchiver.modelCache(model)])
             return (numbers, metadata, uuid)
         }
     }

@@ -10,6 +10,8 @@ package struct SQLBookkeepingStatements: Sendable {
     package let createPrimaryKeyTable: String
     /// `CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)`
     package let createMetadataTable: String
+    /// `CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)`
+    package let createModelCacheTable: String
     /// Z_ENT, Z_NAME, Z_SUPER, Z_MAX.
     package let insertEntity: String
     /// Z_ENT → Z_MAX.
@@ -26,6 +28,10 @@ package struct SQLBookkeepingStatements: Sendable {
     package let selectEntities: String
     /// The limit (1): the archived model of the first `Z_MODELCACHE` row.
     package let selectModelCache: String
+    /// Z_CONTENT: adds the archived model (the table holds one row).
+    package let insertModelCache: String
+    /// No parameters: removes every `Z_MODELCACHE` row, before a new model is written.
+    package let deleteModelCache: String
 
     /// The `Z_VERSION` of the one metadata row Apple writes.
     package static let metadataVersion: Int64 = 1
@@ -37,6 +43,7 @@ package struct SQLBookkeepingStatements: Sendable {
         createMetadataTable = SQLCreateTable("Z_METADATA", columns: [
             .init("Z_VERSION", .integer, isPrimaryKey: true), .init("Z_UUID", .varchar, length: 255), .init("Z_PLIST", .blob),
         ], padsColumnList: false).sql(in: dialect)
+        createModelCacheTable = SQLCreateTable("Z_MODELCACHE", columns: [.init("Z_CONTENT", .blob)], padsColumnList: false).sql(in: dialect)
         insertEntity = SQLInsert(into: "Z_PRIMARYKEY", columns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"]).sql(in: dialect)
 
         var select = SQLSelect(from: dialect.identifier("Z_PRIMARYKEY"))
@@ -60,5 +67,7 @@ package struct SQLBookkeepingStatements: Sendable {
         cache.columns = [dialect.identifier("Z_CONTENT")]
         cache.limit = 1
         selectModelCache = cache.render(in: dialect).sql(in: dialect)
+        insertModelCache = SQLInsert(into: "Z_MODELCACHE", columns: ["Z_CONTENT"]).sql(in: dialect)
+        deleteModelCache = SQLDelete(from: "Z_MODELCACHE", where: []).sql(in: dialect)
     }
 }

@@ -11,8 +11,8 @@ import GRDB
 /// model's tables are created, each destination entity's rows are copied from its source
 /// entity's (keeping `Z_PK` and `Z_OPT`, renumbering `Z_ENT`, copying, converting or defaulting
 /// each column), join tables are copied, the old tables dropped, the indexes created, and
-/// `Z_PRIMARYKEY` and `Z_METADATA` rewritten. Tables the model does not describe (Apple's
-/// persistent history, `Z_MODELCACHE`) are left alone.
+/// `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE` rewritten. Tables the model does not
+/// describe (Apple's persistent history) are left alone.
 struct SQLiteLightweightMigration {
     let match: ModelMatch
     let source: SQLStoreSchema
@@ -89,6 +89,8 @@ struct SQLiteLightweightMigration {
         for (key, value) in SQLiteMetadata.initial(for: match.destinationModel) { updated[key] = value }
         let plist = try SQLiteMetadata.encode(updated.filter { !SQLiteMetadata.columnKeys.contains($0.key) })
         try execute(db, SQLiteStore.bookkeeping.updateMetadata, [plist, SQLBookkeepingStatements.metadataVersion])
+        // Apple rewrites the store's own model with the destination model.
+        try SQLiteModelCache.write(match.destinationModel, in: db)
         return (numbers, updated)
     }
 

@@ -5,12 +5,13 @@ import Foundation
 extension SQLStoreSchema {
     /// The statements that create a new store, formatted as Apple writes them (formats.md §3).
     ///
-    /// `Z_MODELCACHE` is not created: Apple's own fw-241 stores have none (see StoreFormat.md).
+    /// Includes `Z_MODELCACHE`; the store inserts its row (`SQLiteModelCache`).
     package func creationStatements(in dialect: any SQLDialect) -> [String] {
         var statements = tableStatements(in: dialect)
         let bookkeeping = SQLBookkeepingStatements(dialect: dialect)
         statements.append(bookkeeping.createPrimaryKeyTable)
         statements.append(bookkeeping.createMetadataTable)
+        statements.append(bookkeeping.createModelCacheTable)
         statements += indexStatements(in: dialect)
         return statements
     }
