@@ -91,4 +91,44 @@ struct LightweightMigrationTests {
             #expect(posts.allSatisfy { $0.value(forKey: "softDeleted") as? Bool == false })
         }
     }
+
+    @Test("CoreDataPlus SampleModel V1 → V2 with the store's own Z_MODELCACHE as source: the same rows, columns and indexes as Apple's migrated V2 store")
+    func sampleModelLikeApple() throws {
+        let fixtures = "CoreDataPlus/Tests/Resources/SampleModel/Fixtures/"
+        let url = try Fixtures.copy(Fixtures.store(fixtures + "SampleModel_V1.sqlite"))
+        let apple = try Fixtures.store(fixtures + "SampleModel_V2.sqlite")
+        // The version file alone: no bundle to search, so the source model is the store's cache.
+        let model = try NSManagedObjectModel.load(contentsOf: Fixtures.store(fixtures + "SampleModel.momd/SampleModel2.mom"))
+        #expect(model.versionBundleURL == nil)
+        let context = try Self.open(url, model: model, options: Self.migrate)
+        try context.performAndWait {
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Car")) == 125)
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 20)
+            _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "LuxuryCar"))
+        }
+        func snapshot(_ path: URL) throws -> (rows: [String: [[String: DatabaseValue]]], indexes: [String], keys: [[Int64]]) {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path.path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                var rows: [String: [[String: DatabaseValue]]] = [:]
+                for table in ["ZCAR", "ZPERSON"] {
+                    rows[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY Z_PK").map { row in
+                        Dictionary(uniqueKeysWithValues: row.columnNames.map { ($0, row[$0] as DatabaseValue) })
+                    }
+                }
+                let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+                let keys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { [$0[0], $0[1], $0[2]] as [Int64] }
+                return (rows, indexes, keys)
+            }
+        }
+        let mine = try snapshot(url), theirs = try snapshot(apple)
+        #expect(mine.rows["ZCAR"]?.count == 125 && mine.rows["ZPERSON"]?.count == 20)
+        #expect(mine.rows == theirs.rows)
+        #expect(mine.indexes == theirs.indexes)
+        #expect(mine.keys == theirs.keys)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+        #expect(metadata[NSStoreUUIDKey] as? String == (try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: apple))[NSStoreUUIDKey] as? String)
+    }
 }

@@ -193,11 +193,17 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     ///   when a step fails; the store is then unchanged.
     private static func migrate(_ pool: DatabasePool, _ inspection: SQLiteStoreInspection, to model: NSManagedObjectModel,
                                 options: SQLiteStoreOptions, url: URL) throws -> (entityNumbers: [String: Int], metadata: [String: Any]) {
-        let cache = try? pool.read { db -> Data? in
-            guard try db.tableExists("Z_MODELCACHE") else { return nil }
-            return try Data.fetchOne(db, sql: bookkeeping.selectModelCache)
+        var cache: Data?
+        do {
+            cache = try pool.read { db -> Data? in
+                guard try db.tableExists("Z_MODELCACHE") else { return nil }
+                return try Data.fetchOne(db, sql: bookkeeping.selectModelCache, arguments: [1])
+            }
+        } catch {
+            // An unreadable cache only removes one place to look for the source model.
+            Log.store.error("Reading Z_MODELCACHE of \(url.path) failed: \(error)")
         }
-        let source = try MigrationSourceModel.find(forStoreMetadata: inspection.metadata, destination: model, modelCache: cache ?? nil, url: url)
+        let source = try MigrationSourceModel.find(forStoreMetadata: inspection.metadata, destination: model, modelCache: cache, url: url)
         guard options.infersMappingModel else {
             throw CoreDataError.make(NSMigrationMissingMappingModelError,
                                      "The store at \(url.path) needs migrating and NSInferMappingModelAutomaticallyOption is off; no mapping model was found. The store was not changed.",
