@@ -110,6 +110,21 @@ struct InferredMigrationTests {
         return try context.fetch(request)
     }
 
+    /// Opens a populated version-1 store with `destination`, expecting an error with `code` and
+    /// a store file left byte-identical; returns the error and the store's URL.
+    @discardableResult
+    static func expectRefusal(_ code: Int, _ destination: NSManagedObjectModel,
+                              preparing prepare: (URL) throws -> Void = { _ in }) throws -> (NSError, URL) {
+        let url = TestStoreFiles.newStoreURL()
+        try populate(url)
+        try prepare(url)
+        let before = try Data(contentsOf: url)
+        let error = try #require(throws: (any Error).self) { try open(url, destination) } as NSError
+        #expect(error.code == code)
+        #expect(try Data(contentsOf: url) == before)
+        return (error, url)
+    }
+
     // MARK: - Inferable changes
 
     @Test("Renaming an entity and an attribute through renaming identifiers keeps rows, keys and relationships")
@@ -266,9 +281,6 @@ struct InferredMigrationTests {
     @Test("Changes that cannot be inferred throw 134190 naming entity and property, and leave the store byte-identical",
           arguments: ["newRequired", "requiredWithoutDefault", "typeChange", "mergeHierarchies"])
     func notInferable(_ change: String) throws {
-        let url = TestStoreFiles.newStoreURL()
-        try Self.populate(url)
-        let before = try Data(contentsOf: url)
         let destination = try Self.version2 { model in
             switch change {
             case "newRequired":
@@ -283,52 +295,48 @@ struct InferredMigrationTests {
                 model.entities += [parent]
             }
         }
-        let error = try #require(throws: (any Error).self) { try Self.open(url, destination) } as NSError
-        #expect(error.code == NSInferredMappingModelError)
+        let (error, _) = try Self.expectRefusal(NSInferredMappingModelError, destination)
         #expect(error.userInfo["entity"] as? String != nil)
         if change != "mergeHierarchies" { #expect(error.userInfo["property"] as? String != nil) }
-        #expect(try Data(contentsOf: url) == before)
     }
 
     @Test("A migration that fails part way (a new uniqueness constraint the rows break) rolls back: the store file is byte-identical and still opens with version 1")
     func failedMigrationWritesNothing() throws {
-        let url = TestStoreFiles.newStoreURL()
-        try Self.populate(url)
-        let before = try Data(contentsOf: url)
         let destination = try Self.version2 { model in
             Self.entity(model, "Novel").uniquenessConstraints = [["genre"]]
         }
-        let error = try #require(throws: (any Error).self) { try Self.open(url, destination) } as NSError
-        #expect(error.code == NSMigrationError)
-        #expect(try Data(contentsOf: url) == before)
+        let (_, url) = try Self.expectRefusal(NSMigrationError, destination)
         let context = try M.sqliteContext(Self.version1(), url: url)
         let books = try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Book")) }
         #expect(books == 6)
     }
 
-    @Test("Without a source model the store fails with 134130 listing what was tried, and is not changed")
+    @Test("Without a model bundle and without Z_MODELCACHE (stores of earlier OpenCoreData versions) the store fails with 134130, and is not changed")
     func missingSourceModel() throws {
-        let url = TestStoreFiles.newStoreURL()
-        try Self.populate(url)
-        let before = try Data(contentsOf: url)
         let destination = try Self.version2 { model in Self.entity(model, "Author").properties += [M.attribute("bio", .stringAttributeType)] }
         destination.versionBundleURL = nil
-        let error = try #require(throws: (any Error).self) { try Self.open(url, destination) } as NSError
-        #expect(error.code == NSMigrationMissingSourceModelError)
-        #expect(try Data(contentsOf: url) == before)
+        let (error, _) = try Self.expectRefusal(NSMigrationMissingSourceModelError, destination) { url in
+            try DatabaseQueue(path: url.path).write { db in try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
+        }
+        #expect((error.userInfo["tried"] as? [String])?.isEmpty == true)
+    }
+
+    @Test("Without a model bundle, a store we wrote migrates from its own Z_MODELCACHE")
+    func sourceFromModelCache() throws {
+        let url = TestStoreFiles.newStoreURL()
+        try Self.populate(url)
+        let destination = try Self.version2 { model in Self.entity(model, "Author").properties += [M.attribute("bio", .stringAttributeType)] }
+        destination.versionBundleURL = nil
+        let context = try Self.open(url, destination)
+        let authors = try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) }
+        #expect(authors == 3)
     }
 
     @Test("A relationship changing between a foreign key and a join table is refused before anything is written (134110)")
     func unsupportedRelationshipConversion() throws {
-        let url = TestStoreFiles.newStoreURL()
-        try Self.populate(url)
-        let before = try Data(contentsOf: url)
         let destination = try Self.version2 { model in
-            let writer = Self.entity(model, "Book").relationshipsByName["writer"]!
-            writer.maxCount = 0
+            Self.entity(model, "Book").relationshipsByName["writer"]!.maxCount = 0
         }
-        let error = try #require(throws: (any Error).self) { try Self.open(url, destination) } as NSError
-        #expect(error.code == NSMigrationError)
-        #expect(try Data(contentsOf: url) == before)
+        try Self.expectRefusal(NSMigrationError, destination)
     }
 }
