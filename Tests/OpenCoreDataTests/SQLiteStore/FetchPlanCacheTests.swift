@@ -113,23 +113,33 @@ struct FetchPlanCacheTests {
         }
     }
 
-    @Test("Constants the lowering reads rather than binds (LIKE patterns, string options, IN lists) are served only for equal values")
+    @Test("Constants the lowering reads rather than binds (LIKE patterns, string options, IN lists) are served only for equal values; a query with no rebindable constant is not cached")
     func pinnedConstantsServeEqualValuesOnly() throws {
         let fixture = try Fixture()
         let person = try fixture.entity("Person")
         func request(_ format: String, _ arguments: [Any]) -> StoreFetchRequest {
             StoreFetchRequest(entity: person, predicate: NSPredicate(format: format, argumentArray: arguments))
         }
-        for (format, first, second) in [("name LIKE %@", "A*", "B*"), ("name ==[c] %@", "adam", "eve"), ("name BEGINSWITH %@", "", "A")] {
-            fixture.backend.planCache.removeAll()
-            _ = try fixture.planned(request(format, [first]), .objectIDs)
-            let query = try SQLFetchQuery(request(format, [second]), storeIdentifier: fixture.store.identifier)
-            let shape = try #require(SQLPlanShape(query, purpose: StoreFetchPurpose.objectIDs.planCode, dialect: SQLiteStore.dialect))
-            #expect(fixture.backend.planCache.statement(for: shape) == nil, "\(format)")
-            let again = try SQLFetchQuery(request(format, [first]), storeIdentifier: fixture.store.identifier)
-            let sameShape = try #require(SQLPlanShape(again, purpose: StoreFetchPurpose.objectIDs.planCode, dialect: SQLiteStore.dialect))
-            #expect(fixture.backend.planCache.statement(for: sameShape) != nil, "\(format)")
+        func shape(_ format: String, _ arguments: [Any]) throws -> SQLPlanShape {
+            let query = try SQLFetchQuery(request(format, arguments), storeIdentifier: fixture.store.identifier)
+            return try #require(SQLPlanShape(query, purpose: StoreFetchPurpose.objectIDs.planCode, dialect: SQLiteStore.dialect))
         }
+        let (first, second) = (UUID(), UUID())
+        for (format, pinned, other) in [("id == %@ AND name LIKE %@", "A*", "B*"), ("id == %@ AND name ==[c] %@", "adam", "eve"),
+                                        ("id == %@ AND name BEGINSWITH %@", "", "A"), ("id == %@ AND age IN %@", [1, 2], [1, 3])] as [(String, Any, Any)] {
+            fixture.backend.planCache.removeAll()
+            _ = try fixture.planned(request(format, [first, pinned]), .objectIDs)
+            // Another key binds into the cached plan; another pinned value does not.
+            #expect(fixture.backend.planCache.statement(for: try shape(format, [second, pinned])) != nil, "\(format)")
+            #expect(fixture.backend.planCache.statement(for: try shape(format, [second, other])) == nil, "\(format)")
+        }
+        // Only pinned constants: every new value would miss, so the plan is not cached at all.
+        fixture.backend.planCache.removeAll()
+        for prefix in ["A", "B", "C"] { _ = try fixture.planned(request("name BEGINSWITH[c] %@", [prefix]), .objectIDs) }
+        #expect(fixture.backend.planCache.count == 0)
+        // A query without constants is.
+        _ = try fixture.planned(request("name != nil", []), .objectIDs)
+        #expect(fixture.backend.planCache.count == 1)
         // now() changes between two translations: never cached.
         let query = try SQLFetchQuery(request("birthday < now()", []), storeIdentifier: fixture.store.identifier)
         #expect(SQLPlanShape(query, purpose: 0, dialect: SQLiteStore.dialect) == nil)

@@ -14,7 +14,7 @@ extension SQLiteStore {
         // A failure to translate is the answer "not in SQL".
         guard let query = try? SQLFetchQuery(request, storeIdentifier: store.identifier) else { return nil }
         let sql: SQLFragment?
-        let shape = SQLPlanShape(query, purpose: purpose.planCode, dialect: Self.dialect)
+        let shape = SQLPlanShape.isWorthCaching(query) ? SQLPlanShape(query, purpose: purpose.planCode, dialect: Self.dialect) : nil
         if let shape, let cached = planCache.statement(for: shape) {
             guard case .sql(let statement) = cached else { return nil }
             sql = statement

@@ -38,6 +38,57 @@ package struct SQLPlanShape {
         guard add(predicate.node, dialect) else { return nil }
     }
 
+    /// Whether caching a query's plan can pay: it has no constants, or one a plan could bind
+    /// again (a whole side of a plain comparison against a key path). A query whose constants
+    /// would all be pinned — `name BEGINSWITH[c] %@` with a new prefix each time — would miss
+    /// the cache every time and pay the shape walk and a stored template for nothing.
+    package static func isWorthCaching(_ query: SQLFetchQuery) -> Bool {
+        guard let predicate = query.predicate else { return true }
+        var scan = (constants: false, rebindable: false)
+        scanConstants(predicate.node, &scan)
+        return !scan.constants || scan.rebindable
+    }
+
+    private static func scanConstants(_ node: PredicateNode, _ scan: inout (constants: Bool, rebindable: Bool)) {
+        switch node {
+        case .constant, .block:
+            return
+        case .comparison(let comparison):
+            let direct = bindsOperandsDirectly(comparison)
+            if case .constant = comparison.left, direct, isRowValue(comparison.right) { scan.rebindable = true }
+            if case .constant = comparison.right, direct, isRowValue(comparison.left) { scan.rebindable = true }
+            scanConstants(comparison.left, &scan)
+            scanConstants(comparison.right, &scan)
+        case .compound(_, let children):
+            for child in children where !scan.rebindable { scanConstants(child, &scan) }
+        }
+    }
+
+    private static func scanConstants(_ expression: ExpressionNode, _ scan: inout (constants: Bool, rebindable: Bool)) {
+        switch expression {
+        case .constant:
+            scan.constants = true
+        case .evaluatedObject, .variable, .anyKey:
+            return
+        case .keyPath(let operand, _):
+            scanConstants(operand, &scan)
+        case .function(_, let arguments), .customFunction(_, _, let arguments), .aggregate(let arguments), .block(_, let arguments):
+            for argument in arguments { scanConstants(argument, &scan) }
+        case .set(_, let lhs, let rhs):
+            scanConstants(lhs, &scan)
+            scanConstants(rhs, &scan)
+        case .subquery(let collection, _, let predicate):
+            scanConstants(collection, &scan)
+            scanConstants(predicate, &scan)
+        case .conditional(let predicate, let whenTrue, let whenFalse):
+            scanConstants(predicate, &scan)
+            scanConstants(whenTrue, &scan)
+            scanConstants(whenFalse, &scan)
+        case .fetchRequest:
+            scan.constants = true
+        }
+    }
+
     // MARK: - The walk
 
     private mutating func add(_ node: PredicateNode, _ dialect: any SQLDialect) -> Bool {
