@@ -125,18 +125,21 @@ struct InferredMigrationTests {
         return (error, url)
     }
 
+    /// Renames `Author` to `Writer` and its `name` to `fullName`, through renaming identifiers.
+    static func renameAuthor(_ model: NSManagedObjectModel) {
+        let author = entity(model, "Author")
+        author.name = "Writer"
+        author.renamingIdentifier = "Author"
+        let name = author.attributesByName["name"]!
+        name.name = "fullName"
+        name.renamingIdentifier = "name"
+    }
+
     // MARK: - Inferable changes
 
     @Test("Renaming an entity and an attribute through renaming identifiers keeps rows, keys and relationships")
     func renames() throws {
-        let (context, _) = try Self.migrated { model in
-            let author = Self.entity(model, "Author")
-            author.name = "Writer"
-            author.renamingIdentifier = "Author"
-            let name = author.attributesByName["name"]!
-            name.name = "fullName"
-            name.renamingIdentifier = "name"
-        }
+        let (context, _) = try Self.migrated(Self.renameAuthor)
         try context.performAndWait {
             let writers = try Self.fetch(context, "Writer", sortedBy: "fullName")
             #expect(writers.map { $0.value(forKey: "fullName") as? String } == ["A0", "A1", "A2"])
@@ -237,13 +240,8 @@ struct InferredMigrationTests {
     func inferredMappingModel() throws {
         let source = try Self.version1()
         let destination = try Self.version2 { model in
-            let author = Self.entity(model, "Author")
-            author.name = "Writer"
-            author.renamingIdentifier = "Author"
-            let name = author.attributesByName["name"]!
-            name.name = "fullName"
-            name.renamingIdentifier = "name"
-            author.properties += [M.attribute("bio", .stringAttributeType)]
+            Self.renameAuthor(model)
+            Self.entity(model, "Writer").properties += [M.attribute("bio", .stringAttributeType)]
             model.entities = model.entities.filter { $0.name != "Tag" }
             Self.entity(model, "Book").properties = Self.entity(model, "Book").properties.filter { $0.name != "tags" }
             model.entities += [M.entity("Publisher", [M.attribute("name", .stringAttributeType)])]
