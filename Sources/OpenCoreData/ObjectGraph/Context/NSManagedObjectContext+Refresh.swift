@@ -68,6 +68,14 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// Lets the row cache drop the rows this context loaded, without touching its objects; a
+    /// fault then reads its row from the store. For long walks (migrations) whose contexts
+    /// would otherwise pin every row they ever loaded.
+    package func releaseRowPins() {
+        persistentStoreCoordinator?.unpin(pinnedRows)
+        pinnedRows = []
+    }
+
     /// Returns the context to its base state: every registered object becomes an invalid fault
     /// that no longer belongs to it, and pending changes are forgotten.
     ///

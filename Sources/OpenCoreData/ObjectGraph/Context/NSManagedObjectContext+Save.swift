@@ -26,7 +26,7 @@ extension NSManagedObjectContext {
         processPendingChanges()
         for object in insertionOrder { object.computeDerivedAttributes() }
         for object in Array(updated.values) where !object.deletedFlag { object.computeDerivedAttributes() }
-        try validateChanges()
+        if !defersValidation { try validateChanges() }
 
         var attempts = 0
         while true {

@@ -24,6 +24,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The context's concurrency type.
     public let concurrencyType: ConcurrencyType
     package let queue: DispatchQueue
+    /// The marker `queue` carries, which `isOnQueue` looks for: the context's own identity, or the
+    /// identity of the context whose queue it shares.
+    private let queueIdentity: ObjectIdentifier
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// The coordinator the context fetches from and saves to.
@@ -81,6 +84,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// (here rather than on the object: most objects never have any, and each object stays small).
     package var fetchedPropertyResults: [ObjectIdentifier: [String: [Any]]] = [:]
     package var isSaving = false
+    /// Saves skip validation: the migration manager saves its destination in batches, while
+    /// relationships are still being set, and validates every object once it is complete.
+    package var defersValidation = false
 
     // MARK: - Initializers
 
@@ -92,14 +98,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         } else {
             queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
         }
+        queueIdentity = ObjectIdentifier(queue)
         super.init()
         if concurrencyType == .mainQueueConcurrencyType {
             // Main-queue contexts share one marker: any block running on the main queue (on the
             // main thread, or on a caller's thread inside `DispatchQueue.main.sync`) is "on queue".
             DispatchQueue.main.setSpecific(key: Self.mainQueueKey, value: true)
         } else {
-            queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+            queue.setSpecific(key: Self.queueKey, value: queueIdentity)
         }
+    }
+
+    /// A private-queue context that runs on `other`'s queue, so code on that queue may use both
+    /// without nesting `performAndWait` calls (which would deadlock on two serial queues). The
+    /// migration manager's source and destination contexts are made this way: a policy works
+    /// with both in one callback, as on Apple platforms.
+    package init(sharingQueueWith other: NSManagedObjectContext) {
+        concurrencyType = other.concurrencyType
+        queue = other.queue
+        queueIdentity = other.queueIdentity
+        super.init()
     }
 
     private static let mainQueueKey = DispatchSpecificKey<Bool>()
@@ -119,7 +137,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if concurrencyType == .mainQueueConcurrencyType {
             return Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
         }
-        return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+        return DispatchQueue.getSpecific(key: Self.queueKey) == queueIdentity
     }
 
     /// Runs a block asynchronously on the context's queue.

@@ -48,6 +48,12 @@ package final class ClassRegistry: Sendable {
         state.byClassName[String(reflecting: type)] = type
     }
 
+    /// The modules of the managed-object classes used so far, for finding other classes
+    /// (migration policies) by bare name.
+    package func knownModules() -> [String] {
+        state.withLock { $0.modules }
+    }
+
     package func register(model: NSManagedObjectModel) {
         state.withLock { state in
             state.models.removeAll { $0.model == nil }

@@ -70,7 +70,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         self.init(node: .function(name, parameters.map(NSExpression.node(from:))))
     }
 
-    /// Creates `FUNCTION(target, 'selector', arguments…)`; it parses and prints but evaluates to `nil` on Linux.
+    /// Creates `FUNCTION(target, 'selector', arguments…)`; on Linux it calls only receivers that are an `ExpressionFunctionTarget`, and is `nil` for any other.
     public convenience init(forFunction target: NSExpression, selectorName name: String, arguments parameters: [Any]?) {
         self.init(node: .customFunction(target.node, name, (parameters ?? []).map(NSExpression.node(from:))))
     }

@@ -23,8 +23,16 @@ package enum ExpressionEvaluator {
                 values.append(value(of: argument, object: object, context: &context))
             }
             return FunctionEvaluator.call(name, values)
-        case .customFunction:
-            return nil
+        case .customFunction(let operand, let selector, let arguments):
+            // Linux cannot send a message by selector: only receivers that answer selectors
+            // themselves take part (see ExpressionFunctionTarget).
+            guard let target = value(of: operand, object: object, context: &context) as? any ExpressionFunctionTarget else { return nil }
+            var values: [Any?] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments {
+                values.append(value(of: argument, object: object, context: &context))
+            }
+            return PredicateValue.unwrap(target.performExpressionFunction(selector, arguments: values))
         case .aggregate(let elements):
             var values: [Any] = []
             values.reserveCapacity(elements.count)
