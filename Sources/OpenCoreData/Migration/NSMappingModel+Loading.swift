@@ -102,10 +102,17 @@ extension NSMappingModel {
     /// Mirrors <https://developer.apple.com/documentation/coredata/nsmappingmodel/init(from:forsourcemodel:destinationmodel:)>.
     public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
                              destinationModel: NSManagedObjectModel?) {
-        guard sourceModel != nil || destinationModel != nil else { return nil }
+        guard sourceModel != nil || destinationModel != nil,
+              let found = Self.find(in: ModelLocator.searchFolders(bundles: bundles), sourceModel: sourceModel, destinationModel: destinationModel)
+        else { return nil }
+        self.init()
+        entityMappings = found.entityMappings
+    }
+
+    /// The first mapping model at the top of `folders` made for the two models (nil: not checked).
+    package static func find(in folders: [URL], sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?) -> NSMappingModel? {
         let sourceHashes = sourceModel?.entityVersionHashesByName
         let destinationHashes = destinationModel?.entityVersionHashesByName
-        let folders = ModelLocator.searchFolders(bundles: bundles)
         for candidate in MappingModelFiles.candidates(in: folders) {
             let loaded: NSMappingModel
             do {
@@ -114,10 +121,7 @@ extension NSMappingModel {
                 Log.mappingModel.notice("skipped while looking for a mapping model: \(error.localizedDescription)")
                 continue
             }
-            guard loaded.matches(sourceHashes: sourceHashes, destinationHashes: destinationHashes) else { continue }
-            self.init()
-            entityMappings = loaded.entityMappings
-            return
+            if loaded.matches(sourceHashes: sourceHashes, destinationHashes: destinationHashes) { return loaded }
         }
         return nil
     }

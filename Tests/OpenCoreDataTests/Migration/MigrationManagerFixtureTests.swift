@@ -161,4 +161,30 @@ struct MigrationManagerFixtureTests {
             #expect(newest.value(forKey: "hexColor") as? String == "1BB732")
         }
     }
+
+    @Test("Opening a version 2 store with version 3 and the migration option uses the mapping model beside the model bundle, not inference")
+    func mappingModelPreferredOnOpen() throws {
+        Post2ToPost3MigrationPolicy.register()
+        let folder = TestStoreFiles.newStoreURL("Resources")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let bundle = folder.appendingPathComponent("CoreDataMigration_Example.xcdatamodeld")
+        try FileManager.default.copyItem(at: try LightweightMigrationTests.exampleBundle(), to: bundle)
+        try FileManager.default.copyItem(at: try MappingFixtures.url(MappingFixtures.migration2to3),
+                                         to: folder.appendingPathComponent("Migration2to3ModelMapping.xcmappingmodel"))
+        let model = try NSManagedObjectModel.load(contentsOf: bundle.appendingPathComponent("CoreDataMigration_Example 3.xcdatamodel"))
+        model.versionBundleURL = bundle
+        let url = try LightweightMigrationTests.exampleStore(2)
+        // Only NSMigratePersistentStoresAutomaticallyOption: a found mapping model needs no inference.
+        let context = try LightweightMigrationTests.open(url, model: model, options: [NSMigratePersistentStoresAutomaticallyOption: true])
+        try context.performAndWait {
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Post")) == 10)
+            let sections = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Section"))
+            #expect(sections.count == 10, "the policy's sections exist only when the mapping model ran")
+            #expect(sections.allSatisfy { ($0.value(forKey: "title") as? String)?.hasSuffix("...") == true && $0.value(forKey: "post") != nil })
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+        #expect(!leftovers.contains { $0.contains("migrat") }, "no temporary store is left: \(leftovers)")
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+    }
 }

@@ -75,7 +75,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
         let options = try SQLiteStoreOptions(rawOptions)
         let configurationEntities = model.entities(forConfigurationName: configuration)
-        let inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+        var inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
         var needsMigration = false
         if let inspection, !inspection.isEmpty {
             if !options.ignoresVersionHashes {
@@ -95,6 +95,11 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
         if let inspection, !inspection.isEmpty, !options.readOnly {
             try SQLiteStoreFileCheck.trialWrite(inspection.header, url: url, timeout: options.busyTimeout)
+        }
+        if needsMigration, let current = inspection,
+           try migrateThroughMappingModel(url: url, inspection: current, to: model, options: options) {
+            inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+            needsMigration = false
         }
 
         let readOnlyLocation = options.readOnly ? try SQLiteReadOnlyLocation.forReading(url) : nil
@@ -185,7 +190,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     }
 
     /// Migrates the store in place to `model`, in one transaction: finds the model it was written
-    /// with, infers the mapping, and rebuilds its tables (`SQLiteLightweightMigration`).
+    /// with, infers the mapping, and rebuilds its tables (`SQLiteLightweightMigration`). Runs when
+    /// no mapping model was found (`migrateThroughMappingModel`).
     ///
     /// - Throws: `NSMigrationMissingSourceModelError` when no source model is found,
     ///   `NSMigrationMissingMappingModelError` without `NSInferMappingModelAutomaticallyOption`,
@@ -193,16 +199,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     ///   when a step fails; the store is then unchanged.
     private static func migrate(_ pool: DatabasePool, _ inspection: SQLiteStoreInspection, to model: NSManagedObjectModel,
                                 options: SQLiteStoreOptions, url: URL) throws -> (entityNumbers: [String: Int], metadata: [String: Any]) {
-        var cache: Data?
-        do {
-            cache = try pool.read { db -> Data? in
-                guard try db.tableExists("Z_MODELCACHE") else { return nil }
-                return try Data.fetchOne(db, sql: bookkeeping.selectModelCache, arguments: [1])
-            }
-        } catch {
-            // An unreadable cache only removes one place to look for the source model.
-            Log.store.error("Reading Z_MODELCACHE of \(url.path) failed: \(error)")
-        }
+        let cache = readModelCache(pool, url: url)
         let source = try MigrationSourceModel.find(forStoreMetadata: inspection.metadata, destination: model, modelCache: cache, url: url)
         guard options.infersMappingModel else {
             throw CoreDataError.make(NSMigrationMissingMappingModelError,

@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+
+// MARK: - Migrating on open through a mapping model
+
+extension SQLiteStore {
+    /// Migrates the store at `url` through a mapping model made for its model and `model`, when
+    /// one is found: Apple prefers a mapping model to inference. Looks beside the model's bundle
+    /// (where an app's resources keep both), then in the app's bundles.
+    ///
+    /// The migration writes a new store beside the old one and moves it into place with one
+    /// rename, after the old store's WAL is checkpointed: a crash leaves the old store or the
+    /// new one, and a failure leaves the old store as it was.
+    ///
+    /// - Returns: Whether a mapping model was found and the store migrated.
+    static func migrateThroughMappingModel(url: URL, inspection: SQLiteStoreInspection, to model: NSManagedObjectModel,
+                                           options: SQLiteStoreOptions) throws -> Bool {
+        let source = try MigrationSourceModel.find(forStoreMetadata: inspection.metadata, destination: model,
+                                                   modelCache: readModelCache(url, timeout: options.busyTimeout), url: url)
+        var folders = ModelLocator.searchFolders(bundles: nil)
+        if let bundle = model.versionBundleURL { folders.insert(bundle.deletingLastPathComponent().standardizedFileURL, at: 0) }
+        guard let mapping = NSMappingModel.find(in: folders, sourceModel: source, destinationModel: model) else { return false }
+
+        try checkpoint(url, timeout: options.busyTimeout)
+        let migrated = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migrated-\(UUID().uuidString)")
+        defer { try? SQLiteStoreFiles.destroy(at: migrated) }
+        do {
+            try NSMigrationManager(sourceModel: source, destinationModel: model)
+                .migrateStore(from: url, sourceType: NSSQLiteStoreType, with: mapping, toDestinationURL: migrated, destinationType: NSSQLiteStoreType)
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw CoreDataError.make(NSMigrationError, "Migrating the store at \(url.path) through its mapping model failed: \(error). The store was not changed.",
+                                     userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
+        }
+        try SQLiteStoreFiles.replace(url, with: migrated, timeout: options.busyTimeout)
+        Log.store.info("Migrated the SQLite store \(url.path) through a mapping model")
+        return true
+    }
+
+    /// The store's `Z_MODELCACHE` content, or nil; an unreadable cache only removes one place to
+    /// look for the source model.
+    static func readModelCache(_ reader: any DatabaseReader, url: URL) -> Data? {
+        do {
+            return try reader.read { db -> Data? in
+                guard try db.tableExists("Z_MODELCACHE") else { return nil }
+                return try Data.fetchOne(db, sql: bookkeeping.selectModelCache, arguments: [1])
+            }
+        } catch {
+            Log.store.error("Reading Z_MODELCACHE of \(url.path) failed: \(error)")
+            return nil
+        }
+    }
+
+    private static func readModelCache(_ url: URL, timeout: TimeInterval) -> Data? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(timeout)
+        guard let queue = try? DatabaseQueue(path: url.path, configuration: configuration) else { return nil }
+        defer { try? queue.close() }
+        return readModelCache(queue, url: url)
+    }
+
+    /// Moves every committed row from the WAL into the database file, so the file alone is the
+    /// whole store before it is replaced.
+    private static func checkpoint(_ url: URL, timeout: TimeInterval) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(timeout)
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        } catch {
+            throw SQLiteStoreErrors.openError(error, url: url)
+        }
+    }
+}
