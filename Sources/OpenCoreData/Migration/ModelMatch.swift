@@ -87,7 +87,8 @@ package struct ModelMatch {
             let previous = origin?.attributesByName[key].flatMap { $0.isStored ? $0 : nil }
             if let previous {
                 try checkConvertible(previous, to: attribute, entity: entity)
-            } else if !attribute.isOptional && attribute.defaultValue == nil {
+            } else if origin != nil && !attribute.isOptional && attribute.defaultValue == nil {
+                // Only rows that exist need a value; a new entity has none.
                 throw error("The new non-optional attribute '\(attribute.name)' of entity '\(entity.name ?? "?")' has no default value.",
                             entity: entity, property: attribute)
             }

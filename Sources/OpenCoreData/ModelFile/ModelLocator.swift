@@ -55,6 +55,14 @@ package enum ModelLocator {
         return (nil, tried)
     }
 
+    /// The model files directly in a folder, compiled forms first, each kind in name order.
+    package static func modelFiles(in folder: URL) -> [URL] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return extensions.flatMap { pathExtension in
+            names.sorted().filter { ($0 as NSString).pathExtension == pathExtension }.map { folder.appendingPathComponent($0) }
+        }
+    }
+
     /// Loads the model named `name`, searching `bundles` (the main bundle, SwiftPM resource
     /// bundles and all loaded bundles when nil).
     ///

@@ -151,14 +151,15 @@ struct InferredMigrationTests {
         }
     }
 
-    @Test("Adding and removing attributes and entities; a non-optional attribute with a default fills old rows with it")
+    @Test("Adding and removing attributes and entities; a non-optional attribute with a default fills old rows with it; a new entity's non-optional attributes need none")
     func addAndRemove() throws {
         let (context, url) = try Self.migrated { model in
             let author = Self.entity(model, "Author")
             author.properties = author.properties.filter { $0.name != "nickname" }
             author.properties += [M.attribute("rating", .integer32AttributeType, optional: false, defaultValue: 5),
                                   M.attribute("bio", .stringAttributeType)]
-            model.entities += [M.entity("Publisher", [M.attribute("name", .stringAttributeType)])]
+            // No rows exist for a new entity, so its mandatory attribute needs no default.
+            model.entities += [M.entity("Publisher", [M.attribute("name", .stringAttributeType, optional: false)])]
         }
         try context.performAndWait {
             let authors = try Self.fetch(context, "Author", sortedBy: "name")
@@ -244,7 +245,8 @@ struct InferredMigrationTests {
             Self.entity(model, "Writer").properties += [M.attribute("bio", .stringAttributeType)]
             model.entities = model.entities.filter { $0.name != "Tag" }
             Self.entity(model, "Book").properties = Self.entity(model, "Book").properties.filter { $0.name != "tags" }
-            model.entities += [M.entity("Publisher", [M.attribute("name", .stringAttributeType)])]
+            // No rows exist for a new entity, so its mandatory attribute needs no default.
+            model.entities += [M.entity("Publisher", [M.attribute("name", .stringAttributeType, optional: false)])]
         }
         let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
         let byName = mapping.entityMappingsByName

@@ -76,13 +76,14 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let options = try SQLiteStoreOptions(rawOptions)
         let configurationEntities = model.entities(forConfigurationName: configuration)
         var inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+        let staged = rawOptions?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager
         var needsMigration = false
         if let inspection, !inspection.isEmpty {
             if !options.ignoresVersionHashes {
                 do {
                     try checkCompatible(inspection.metadata, model: model, configuration: configuration, url: url)
                 } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError
-                            && options.migratesAutomatically && !options.readOnly {
+                            && (options.migratesAutomatically || staged != nil) && !options.readOnly {
                     needsMigration = true
                 }
             }
@@ -95,6 +96,16 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
         if let inspection, !inspection.isEmpty, !options.readOnly {
             try SQLiteStoreFileCheck.trialWrite(inspection.header, url: url, timeout: options.busyTimeout)
+        }
+        if needsMigration, let staged, let current = inspection {
+            try staged.migrateStore(at: url, metadata: current.metadata, to: model, options: rawOptions)
+            inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+            do {
+                try checkCompatible(inspection?.metadata ?? [:], model: model, configuration: configuration, url: url)
+                needsMigration = false
+            } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError && options.migratesAutomatically {
+                // The stages ended before the current model: the usual migration takes it on from there.
+            }
         }
         if needsMigration, let current = inspection,
            try migrateThroughMappingModel(url: url, inspection: current, to: model, options: options) {

@@ -75,3 +75,36 @@ extension SQLiteStore {
         }
     }
 }
+
+// MARK: - One lightweight step between two given models
+
+extension SQLiteStore {
+    /// Migrates the store at `url` in place from `source` to `destination` by inference, in one
+    /// transaction: one lightweight step of a staged migration, whose models are known.
+    ///
+    /// - Throws: `NSInferredMappingModelError` when the step cannot be inferred, `NSMigrationError`
+    ///   when it fails; the store is then unchanged.
+    package static func migrateInPlace(url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
+                                       options rawOptions: [AnyHashable: Any]?) throws {
+        let options = try SQLiteStoreOptions(rawOptions)
+        guard let inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout), !inspection.isEmpty else {
+            throw CoreDataError.make(NSMigrationManagerSourceStoreError, "There is no store at \(url.path) to migrate.",
+                                     userInfo: [NSFilePathErrorKey: url.path])
+        }
+        // Entity numbers (Z_ENT) are given when a model is frozen, as a coordinator does.
+        source.freeze()
+        destination.freeze()
+        let match = try ModelMatch(source: source, destination: destination)
+        let migration = try SQLiteLightweightMigration(match: match, storedNumbers: inspection.entityNumbers, dialect: dialect)
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: options.configuration(label: "OpenCoreData.Migration"))
+            defer { try? queue.close() }
+            _ = try queue.write { db in try migration.run(db, metadata: inspection.metadata) }
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw CoreDataError.make(NSMigrationError, "Migrating the store at \(url.path) failed: \(error). The store was not changed.",
+                                     userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
+        }
+    }
+}
