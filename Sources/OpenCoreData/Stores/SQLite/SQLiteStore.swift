@@ -15,6 +15,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     let schema: SQLStoreSchema
     let builder: SQLQueryBuilder
     let options: SQLiteStoreOptions
+    /// Rows the derived-attribute triggers changed on the writer connection.
+    let derivedReports: SQLiteDerivedValueReports
     private let poolState: Mutex<DatabasePool?>
     /// Where a read-only store is read from; its private copy, if any, is removed on close.
     private let readOnlyLocation: SQLiteReadOnlyLocation?
@@ -44,8 +46,10 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let metadata: [String: Any]
     }
 
-    private init(url: URL, schema: SQLStoreSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?) {
+    private init(url: URL, schema: SQLStoreSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?,
+                 derivedReports: SQLiteDerivedValueReports) {
         self.url = url
+        self.derivedReports = derivedReports
         self.readOnlyLocation = readOnlyLocation
         self.schema = schema
         self.builder = SQLQueryBuilder(schema: schema, dialect: Self.dialect)
@@ -75,6 +79,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
         let options = try SQLiteStoreOptions(rawOptions)
         let configurationEntities = model.entities(forConfigurationName: configuration)
+        // A derived attribute SQL cannot compute fails the add before any file is touched.
+        _ = try SQLiteDerivation.all(in: SQLStoreSchema(model: model, configurationEntities: configurationEntities))
         let inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
         var needsMigration = false
         if let inspection, !inspection.isEmpty {
@@ -98,9 +104,10 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
 
         let readOnlyLocation = options.readOnly ? try SQLiteReadOnlyLocation.forReading(url) : nil
+        let reports = SQLiteDerivedValueReports()
         let pool: DatabasePool
         do {
-            pool = try openPool(url: url, options: options, location: readOnlyLocation)
+            pool = try openPool(url: url, options: options, location: readOnlyLocation, reports: reports)
         } catch {
             readOnlyLocation?.remove()
             throw error
@@ -117,7 +124,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                 (numbers, metadata, uuid) = (created.entityNumbers, created.metadata, created.uuid)
             }
             let schema = SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers)
-            let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation)
+            let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation,
+                                    derivedReports: reports)
             let identifier = uuid ?? UUID().uuidString
             metadata[NSStoreUUIDKey] = identifier
             metadata[NSStoreTypeKey] = NSSQLiteStoreType
@@ -130,8 +138,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
     }
 
-    private static func openPool(url: URL, options: SQLiteStoreOptions, location: SQLiteReadOnlyLocation?) throws -> DatabasePool {
-        let configuration = options.configuration(label: "OpenCoreData.SQLiteStore")
+    private static func openPool(url: URL, options: SQLiteStoreOptions, location: SQLiteReadOnlyLocation?,
+                                 reports: SQLiteDerivedValueReports) throws -> DatabasePool {
+        let configuration = options.configuration(label: "OpenCoreData.SQLiteStore", reports: reports)
         do {
             return try DatabasePool(path: location?.path ?? url.path, configuration: configuration)
         } catch {
