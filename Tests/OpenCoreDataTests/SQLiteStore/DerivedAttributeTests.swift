@@ -48,7 +48,10 @@ struct SQLDerivedAttributeTests {
                             derived("upperTitle", .stringAttributeType, "uppercase:(title)"),
                             derived("sameTitle", .stringAttributeType, "title"),
                             derived("savedAt", .dateAttributeType, "now()"),
-                            derived("tagCount", .integer64AttributeType, "tags.@count")] + extra
+                            derived("tagCount", .integer64AttributeType, "tags.@count"),
+                            // The function forms Apple's compiled models archive.
+                            derived("pagesCountFunction", .integer64AttributeType, "count:(pages)"),
+                            derived("pagesTotalFunction", .integer64AttributeType, "sum:(pages.number)")] + extra
         page.properties += [owner]
         tag.properties += [tagged]
         let model = NSManagedObjectModel()
@@ -176,6 +179,8 @@ struct SQLDerivedAttributeTests {
             context.delete(pages[0])
             try context.save()
             #expect(Self.count(book, "pagesTotal") == 10)
+            #expect(Self.count(book, "pagesTotalFunction") == 10)
+            #expect(Self.count(book, "pagesCountFunction") == 1)
         }
     }
 
@@ -322,6 +327,38 @@ struct SQLDerivedAttributeTests {
         #expect(error.code == NSPersistentStoreIncompatibleSchemaError)
         #expect(error.userInfo["property"] as? String == "odd")
         #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test("A store written without derived-attribute triggers gets them, and its values, when opened for writing")
+    func triggersAddedOnOpen() throws {
+        let url = TestStoreFiles.newStoreURL()
+        let context = try Self.context(url)
+        let id = try context.performAndWait {
+            let book = Self.insert("Book", context, ["title": "Éclair"])
+            for number in 1...3 { _ = Self.insert("Page", context, ["number": Int64(number), "book": book]) }
+            try context.save()
+            return book.objectID
+        }
+        try context.persistentStoreCoordinator?.persistentStores.forEach { try context.persistentStoreCoordinator?.remove($0) }
+        // As OpenCoreData wrote stores before it computed derived attributes in SQL.
+        let queue = try DatabaseQueue(path: url.path, configuration: SQLiteStoreOptions(nil).configuration(label: "test"))
+        try queue.write { db in
+            for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'") {
+                try db.execute(sql: "DROP TRIGGER \(name)")
+            }
+            try db.execute(sql: "UPDATE ZBOOK SET ZPAGESCOUNT = NULL, ZSEARCHTITLE = NULL")
+        }
+        try queue.close()
+        let reopened = try Self.context(url)
+        #expect(try Self.triggers(url).keys.contains("Z_DA_ZPAGE_Book_pagesCount_PARAMETER_INSERT"))
+        try reopened.performAndWait {
+            let book = try reopened.existingObject(with: id)
+            #expect(book.value(forKey: "pagesCount") as? Int == 3)
+            #expect(book.value(forKey: "searchTitle") as? String == "eclair")
+            _ = Self.insert("Page", reopened, ["number": Int64(4), "book": book])
+            try reopened.save()
+            #expect(Self.count(book) == 4)
+        }
     }
 
     // MARK: - Migration

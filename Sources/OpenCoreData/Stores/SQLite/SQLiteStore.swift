@@ -124,6 +124,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                 (numbers, metadata, uuid) = (created.entityNumbers, created.metadata, created.uuid)
             }
             let schema = SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers)
+            if !options.readOnly, let inspection, !inspection.isEmpty {
+                try installMissingDerivedTriggers(pool, schema: schema)
+            }
             let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation,
                                     derivedReports: reports)
             let identifier = uuid ?? UUID().uuidString
@@ -230,6 +233,28 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             throw CoreDataError.make(NSMigrationError, "Migrating the store at \(url.path) failed: \(error). The store was not changed.",
                                      userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
         }
+    }
+
+    /// Gives a store whose derived attributes have no triggers (written by OpenCoreData before it
+    /// computed them in SQL) the triggers and the values, in one transaction. An attribute that
+    /// has any `Z_DA_…_<Entity>_<attribute>_…` trigger (Apple's or ours) is left alone.
+    private static func installMissingDerivedTriggers(_ pool: DatabasePool, schema: SQLStoreSchema) throws {
+        let derivations = schema.derivations
+        guard !derivations.isEmpty else { return }
+        let names = try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, 5) = 'Z_DA_'")
+        }
+        let missing = derivations.filter { derivation in !names.contains { $0.contains("_" + derivation.namePart + "_") } }
+        guard !missing.isEmpty else { return }
+        try pool.write { db in
+            for derivation in missing {
+                for trigger in derivation.triggers(in: schema, dialect: dialect) { try execute(db, trigger.sql) }
+            }
+            for derivation in missing {
+                if let fill = derivation.fillStatement(in: schema, dialect: dialect) { try execute(db, fill) }
+            }
+        }
+        Log.store.info("Added the derived-attribute triggers of \(missing.map { "\($0.entity.name ?? "?").\($0.attribute.name)" }.joined(separator: ", "))")
     }
 
     /// Throws `NSPersistentStoreIncompatibleVersionHashError` naming the entities whose hashes differ.

@@ -72,6 +72,14 @@ struct SQLiteDerivation {
                 throw unsupported(attribute, entity, "now() derives a date, but the attribute is of type \(attribute.attributeType.xmlName)")
             }
             return .now
+        case .function(let name, let arguments) where (name == "count:" || name == "sum:") && arguments.count == 1:
+            // Apple's compiled models archive `pages.@count` as `count:(pages)` (SampleModel2).
+            guard let path = arguments[0].selfKeyPath else {
+                throw unsupported(attribute, entity, "\(name) applies to a key path")
+            }
+            var components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            components.insert(name == "count:" ? "@count" : "@sum", at: 1)
+            return try aggregate(components, attribute, entity)
         case .function(let name, let arguments):
             guard let transform = StringTransform(rawValue: name), arguments.count == 1, let path = arguments[0].selfKeyPath else {
                 throw unsupported(attribute, entity, "the function \(name) is not one the SQL store derives (canonical:, lowercase:, uppercase: of a key path, or now())")
