@@ -127,6 +127,19 @@ struct SQLDerivedAttributeTests {
         }
     }
 
+    @Test("Golden SQL: a key path through a to-one and canonical: are kept by SQL, reporting rows as Apple's triggers do")
+    func goldenTriggers() {
+        let model = Self.model()
+        model.freeze()
+        let statements = SQLStoreSchema(model: model).derivedAttributeTriggerStatements(in: SQLiteDialect())
+        #expect(statements.contains(
+            "CREATE TRIGGER Z_DA_ZBOOK_Book_searchTitle_SOURCE_UPDATE AFTER UPDATE OF ZTITLE ON ZBOOK FOR EACH ROW BEGIN UPDATE ZBOOK SET ZSEARCHTITLE = OCD_CANONICAL(NEW.ZTITLE) WHERE Z_PK = NEW.Z_PK; SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZBOOK', Z_ENT, Z_PK, 'searchTitle', ZSEARCHTITLE) FROM ZBOOK WHERE Z_PK = NEW.Z_PK; END"))
+        #expect(statements.contains(
+            "CREATE TRIGGER Z_DA_ZAUTHOR_Book_writerName_PARAMETER_UPDATE AFTER UPDATE OF ZNAME ON ZAUTHOR FOR EACH ROW BEGIN UPDATE ZBOOK SET ZWRITERNAME = NEW.ZNAME WHERE ZWRITER = NEW.Z_PK; SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZBOOK', Z_ENT, Z_PK, 'writerName', ZWRITERNAME) FROM ZBOOK WHERE ZWRITER = NEW.Z_PK; END"))
+        #expect(statements.contains(
+            "CREATE TRIGGER Z_DA_ZBOOK_Book_writerName_SOURCE_INSERT AFTER INSERT ON ZBOOK FOR EACH ROW BEGIN UPDATE ZBOOK SET ZWRITERNAME = (SELECT u.ZNAME FROM ZAUTHOR AS u WHERE u.Z_PK = NEW.ZWRITER) WHERE Z_PK = NEW.Z_PK; SELECT NSCoreDataDATriggerInsertUpdatedAffectedObjectValue('ZBOOK', Z_ENT, Z_PK, 'writerName', ZWRITERNAME) FROM ZBOOK WHERE Z_PK = NEW.Z_PK; END"))
+    }
+
     // MARK: - @count and @sum
 
     @Test("@count follows inserts, reassignments and deletes of children after save and refresh; before save the old value stays")
@@ -265,6 +278,26 @@ struct SQLDerivedAttributeTests {
             #expect(updated >= saved)
             #expect(updated >= after.addingTimeInterval(-1))
         }
+    }
+
+    @Test("A subentity's derived attribute is computed for its rows only, in the table it shares with its siblings")
+    func subentityOnly() throws {
+        let item = M.entity("Item", [M.attribute("name", .stringAttributeType)])
+        let gadget = M.entity("Gadget", [Self.derived("loudName", .stringAttributeType, "uppercase:(name)")])
+        let widget = M.entity("Widget", [M.attribute("size", .integer32AttributeType)])
+        item.subentities = [gadget, widget]
+        let model = NSManagedObjectModel()
+        model.entities = [item, gadget, widget]
+        let url = TestStoreFiles.newStoreURL()
+        let context = try M.sqliteContext(model, url: url)
+        try context.performAndWait {
+            _ = Self.insert("Gadget", context, ["name": "quiet"])
+            _ = Self.insert("Widget", context, ["name": "small"])
+            try context.save()
+        }
+        #expect(try Self.column(url, "SELECT ZLOUDNAME FROM ZITEM WHERE ZNAME = 'quiet'") == "QUIET".databaseValue)
+        #expect(try Self.column(url, "SELECT ZLOUDNAME FROM ZITEM WHERE ZNAME = 'small'") == .null)
+        #expect(try Self.triggers(url)["Z_DA_ZITEM_Gadget_loudName_SOURCE_INSERT"]?.contains("WHEN (NEW.Z_ENT IN (") == true)
     }
 
     // MARK: - Other connections

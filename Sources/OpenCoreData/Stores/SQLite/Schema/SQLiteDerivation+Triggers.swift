@@ -68,21 +68,13 @@ private struct SQLText {
     let table: SQLTable
     let column: String
 
-    init(derivation: SQLiteDerivation, schema: SQLStoreSchema, dialect: any SQLDialect, table: SQLTable, column: String) {
-        self.derivation = derivation
-        self.schema = schema
-        self.dialect = dialect
-        self.table = table
-        self.column = column
-    }
-
     private func q(_ name: String) -> String { dialect.quote(name) }
 
     private var owner: String { q(table.name) }
     private var derived: String { q(column) }
 
     private func name(on tableName: String, _ role: String) -> String {
-        q("Z_DA_\(tableName)_\(derivation.namePart)_\(role)")
+        "Z_DA_\(tableName)_\(derivation.namePart)_\(role)"
     }
 
     /// `SELECT NSCoreDataDATrigger…(table, Z_ENT, Z_PK, attribute, value) FROM owner WHERE condition;`
@@ -92,7 +84,7 @@ private struct SQLText {
 
     private func create(_ name: String, _ event: String, on tableName: String, when condition: String?, _ body: String) -> SQLiteDerivation.Trigger {
         let when = condition.map { " WHEN (\($0))" } ?? ""
-        return .init(name: name, sql: "CREATE TRIGGER \(name) \(event) ON \(q(tableName)) FOR EACH ROW\(when) BEGIN \(body) END")
+        return .init(name: name, sql: "CREATE TRIGGER \(q(name)) \(event) ON \(q(tableName)) FOR EACH ROW\(when) BEGIN \(body) END")
     }
 
     /// `NEW.Z_ENT IN (…)` when the owner's table also holds rows of entities without the attribute.
@@ -105,12 +97,7 @@ private struct SQLText {
     /// `UPDATE owner SET column = value WHERE Z_PK = key; SELECT report…`
     private func setOwner(_ value: String, key: String, inserting: Bool = false) -> String {
         "UPDATE \(owner) SET \(derived) = \(value) WHERE Z_PK = \(key); "
-            + report(inserting ? Reporting.insert : Reporting.update, where: "Z_PK = \(key)")
-    }
-
-    private enum Reporting {
-        static let update = SQLiteDerivation.updatedFunction
-        static let insert = SQLiteDerivation.insertUpdatedFunction
+            + report(inserting ? SQLiteDerivation.insertUpdatedFunction : SQLiteDerivation.updatedFunction, where: "Z_PK = \(key)")
     }
 
     // MARK: @count by foreign key (Apple's text)
@@ -187,7 +174,7 @@ private struct SQLText {
             let owners = "Z_PK IN (SELECT \(selfColumn) FROM \(q(join.name)) WHERE \(other) = NEW.Z_PK)"
             triggers.append(create(name(on: child.name, "PARAMETER_UPDATE"), "AFTER UPDATE OF \(q(value.name))", on: child.name, when: nil,
                                    "UPDATE \(owner) SET \(derived) = \(aggregate("\(owner).Z_PK")) WHERE \(owners); "
-                                   + report(Reporting.update, where: owners)))
+                                   + report(SQLiteDerivation.updatedFunction, where: owners)))
         }
         triggers.append(create(name(on: table.name, "SOURCE_INSERT"), "AFTER INSERT", on: table.name, when: ownEntityCondition,
                                setOwner(aggregate("NEW.Z_PK"), key: "NEW.Z_PK", inserting: true)))
@@ -222,10 +209,10 @@ private struct SQLText {
                    setOwner(lookup("NEW.\(key)"), key: "NEW.Z_PK")),
             create(name(on: target.name, "PARAMETER_UPDATE"), "AFTER UPDATE OF \(q(value.name))", on: target.name, when: nil,
                    "UPDATE \(owner) SET \(derived) = \(apply("NEW.\(q(value.name))")) WHERE \(dependents); "
-                   + report(Reporting.update, where: dependents)),
+                   + report(SQLiteDerivation.updatedFunction, where: dependents)),
             create(name(on: target.name, "PARAMETER_DELETE"), "AFTER DELETE", on: target.name, when: nil,
                    "UPDATE \(owner) SET \(derived) = NULL WHERE \(key) = OLD.Z_PK; "
-                   + report(Reporting.update, where: "\(key) = OLD.Z_PK")),
+                   + report(SQLiteDerivation.updatedFunction, where: "\(key) = OLD.Z_PK")),
         ]
     }
 
