@@ -241,20 +241,24 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     private static func installMissingDerivedTriggers(_ pool: DatabasePool, schema: SQLStoreSchema) throws {
         let derivations = schema.derivations
         guard !derivations.isEmpty else { return }
-        let names = try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, 5) = 'Z_DA_'")
+        func missing(_ db: Database) throws -> [SQLiteDerivation] {
+            let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, 5) = 'Z_DA_'")
+            return derivations.filter { derivation in !names.contains { $0.contains("_" + derivation.namePart + "_") } }
         }
-        let missing = derivations.filter { derivation in !names.contains { $0.contains("_" + derivation.namePart + "_") } }
-        guard !missing.isEmpty else { return }
-        try pool.write { db in
+        guard try !pool.read(missing).isEmpty else { return }
+        // Checked again under the write lock: another process may have added them meanwhile.
+        let added = try pool.write { db -> [SQLiteDerivation] in
+            let missing = try missing(db)
             for derivation in missing {
                 for trigger in derivation.triggers(in: schema, dialect: dialect) { try execute(db, trigger.sql) }
             }
             for derivation in missing {
                 if let fill = derivation.fillStatement(in: schema, dialect: dialect) { try execute(db, fill) }
             }
+            return missing
         }
-        Log.store.info("Added the derived-attribute triggers of \(missing.map { "\($0.entity.name ?? "?").\($0.attribute.name)" }.joined(separator: ", "))")
+        guard !added.isEmpty else { return }
+        Log.store.info("Added the derived-attribute triggers of \(added.map { "\($0.entity.name ?? "?").\($0.attribute.name)" }.joined(separator: ", "))")
     }
 
     /// Throws `NSPersistentStoreIncompatibleVersionHashError` naming the entities whose hashes differ.
