@@ -105,7 +105,8 @@ extension NSPersistentStoreCoordinator {
                 for original in try context.fetch(request) {
                     let copy = NSManagedObject(entity: entity, insertInto: context)
                     context.assign(copy, to: target)
-                    for (name, attribute) in entity.attributesByName where !attribute.isTransient {
+                    // Derived attributes are read-only; the target computes them when it saves.
+                    for (name, attribute) in entity.attributesByName where !attribute.isTransient && !(attribute is NSDerivedAttributeDescription) {
                         copy.setValue(original.value(forKey: name), forKey: name)
                     }
                     copies[original.objectID] = copy

@@ -363,6 +363,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             let partial = try store.backend.save(storeRequest, store: store)
             if let generation = pendingMetadata[ObjectIdentifier(store)] { store.metadataWasSaved(generation: generation) }
             result.permanentIDs.merge(partial.permanentIDs)
+            result.derivedValueChanges += partial.derivedValueChanges
         }
         return result
     }

@@ -267,6 +267,9 @@ extension NSMigrationManager {
                                      "The entity mapping \(mapping.name ?? "") sets '\(key)', which the destination entity \(destination.entity.name ?? "") does not have.",
                                      userInfo: ["entityMapping": mapping.name ?? "", "property": key])
         }
+        // The store computes derived attributes; they cannot be set (Apple's mapping editor
+        // leaves them out, an inferred mapping copies them).
+        if property is NSDerivedAttributeDescription { return }
         guard let relationship = property as? NSRelationshipDescription else {
             destination.setValue(value, forKey: key)
             return

@@ -180,6 +180,9 @@ package struct StoreDelete {
 package struct StoreSaveResult {
     /// The permanent ID of each inserted object that had a temporary one.
     package var permanentIDs = PermanentIDMap()
+    /// Rows whose derived attributes the store recomputed while saving (SQLite triggers); the
+    /// row cache drops them so the next read sees the stored values.
+    package var derivedValueChanges: [NSManagedObjectID] = []
     package init() {}
 }
 

@@ -142,7 +142,7 @@ extension NSManagedObjectContext {
             unregister(object)
         }
         persistentStoreCoordinator?.updateCachedSnapshots(updatedObjects.compactMap(\.committed),
-                                                          removing: deletedObjects.map(\.objectID))
+                                                          removing: deletedObjects.map(\.objectID) + result.derivedValueChanges)
         for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
 
         let insertedIDs = Set(insertedObjects.map(\.objectID))

@@ -26,6 +26,7 @@ extension NSManagedObject {
     /// Apple raises "Unacceptable type of value for attribute".
     public func setValue(_ value: Any?, forKey key: String) {
         guard let index = layout.index(forKey: key) else { unknownKey(key) }
+        if layout.hasDerivedAttributes { checkNotDerived(index, key) }
         willChangeValue(forKey: key)
         setPublicValue(value, at: index, key: key)
         didChangeValue(forKey: key)
@@ -38,6 +39,13 @@ extension NSManagedObject {
         let first = components.removeFirst()
         let head = value(forKey: first)
         return components.isEmpty ? head : KeyPathWalker.value(of: head, at: components)
+    }
+
+    /// Stops when code sets a derived attribute: Core Data computes those when it saves, and
+    /// Apple archives them read-only (`NSDerivedAttributeDescription`).
+    package func checkNotDerived(_ index: Int, _ key: String) {
+        guard layout.properties[index] is NSDerivedAttributeDescription else { return }
+        CoreDataError.programmerError("The derived attribute '\(key)' of entity '\(entity.name ?? "?")' is read-only: Core Data computes it when the object is saved.")
     }
 
     /// Sets the value at a dotted key path: every step but the last must be a to-one.

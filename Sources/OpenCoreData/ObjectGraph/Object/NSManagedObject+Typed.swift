@@ -238,6 +238,7 @@ extension NSManagedObject {
     private func _setManagedStoreValue(_ value: StoreValueRepresentation?, forKey key: String, notifying: Bool) -> Bool {
         let index = slotIndex(forKey: key)
         guard !layout.isRelationship[index], !AttributeConversion.isCustom(layout.attributeTypes[index]) else { return false }
+        if notifying && layout.hasDerivedAttributes { checkNotDerived(index, key) }
         if notifying { willChangeValue(forKey: key) }
         setStoreValue(value.map { normalized($0.value, at: index) } ?? .null, at: index)
         if notifying { didChangeValue(forKey: key) }

@@ -54,6 +54,8 @@ extension SQLiteStore {
         // Encoded before the transaction: metadata that is not a property list fails the save.
         let metadata = try request.metadata.map(SQLiteMetadata.encode)
         return try writeTransaction { db in
+            // Reports left by batch requests or a failed save are not this save's.
+            _ = derivedReports.drain()
             try checkConflicts(request, db: db, store: store)
             if let metadata {
                 try Self.execute(db, Self.bookkeeping.updateMetadata, [metadata, SQLBookkeepingStatements.metadataVersion])
@@ -129,6 +131,9 @@ extension SQLiteStore {
             }
             for work in relationshipWork {
                 try writeRelationships(plan: work.plan, key: work.key, values: work.values, changedSlots: work.slots, db: db)
+            }
+            result.derivedValueChanges = derivedReports.drain().compactMap { row in
+                schema.entity(number: Int(row.entityNumber)).map { NSManagedObjectID(entity: $0, primaryKey: row.primaryKey, handle: reference) }
             }
             return result
         }

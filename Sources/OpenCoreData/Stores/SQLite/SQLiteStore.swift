@@ -15,6 +15,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     let schema: SQLStoreSchema
     let builder: SQLQueryBuilder
     let options: SQLiteStoreOptions
+    /// Rows the derived-attribute triggers changed on the writer connection.
+    let derivedReports: SQLiteDerivedValueReports
     private let poolState: Mutex<DatabasePool?>
     /// Where a read-only store is read from; its private copy, if any, is removed on close.
     private let readOnlyLocation: SQLiteReadOnlyLocation?
@@ -44,8 +46,10 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let metadata: [String: Any]
     }
 
-    private init(url: URL, schema: SQLStoreSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?) {
+    private init(url: URL, schema: SQLStoreSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?,
+                 derivedReports: SQLiteDerivedValueReports) {
         self.url = url
+        self.derivedReports = derivedReports
         self.readOnlyLocation = readOnlyLocation
         self.schema = schema
         self.builder = SQLQueryBuilder(schema: schema, dialect: Self.dialect)
@@ -75,6 +79,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
         let options = try SQLiteStoreOptions(rawOptions)
         let configurationEntities = model.entities(forConfigurationName: configuration)
+        // A derived attribute SQL cannot compute fails the add before any file is touched.
+        _ = try SQLiteDerivation.all(in: SQLStoreSchema(model: model, configurationEntities: configurationEntities))
         var inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
         let staged = rawOptions?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager
         var needsMigration = false
@@ -114,9 +120,10 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
 
         let readOnlyLocation = options.readOnly ? try SQLiteReadOnlyLocation.forReading(url) : nil
+        let reports = SQLiteDerivedValueReports()
         let pool: DatabasePool
         do {
-            pool = try openPool(url: url, options: options, location: readOnlyLocation)
+            pool = try openPool(url: url, options: options, location: readOnlyLocation, reports: reports)
         } catch {
             readOnlyLocation?.remove()
             throw error
@@ -133,7 +140,11 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                 (numbers, metadata, uuid) = (created.entityNumbers, created.metadata, created.uuid)
             }
             let schema = SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers)
-            let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation)
+            if !options.readOnly, let inspection, !inspection.isEmpty {
+                try installMissingDerivedTriggers(pool, schema: schema)
+            }
+            let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation,
+                                    derivedReports: reports)
             let identifier = uuid ?? UUID().uuidString
             metadata[NSStoreUUIDKey] = identifier
             metadata[NSStoreTypeKey] = NSSQLiteStoreType
@@ -146,8 +157,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
     }
 
-    private static func openPool(url: URL, options: SQLiteStoreOptions, location: SQLiteReadOnlyLocation?) throws -> DatabasePool {
-        let configuration = options.configuration(label: "OpenCoreData.SQLiteStore")
+    private static func openPool(url: URL, options: SQLiteStoreOptions, location: SQLiteReadOnlyLocation?,
+                                 reports: SQLiteDerivedValueReports) throws -> DatabasePool {
+        let configuration = options.configuration(label: "OpenCoreData.SQLiteStore", reports: reports)
         do {
             return try DatabasePool(path: location?.path ?? url.path, configuration: configuration)
         } catch {
@@ -229,6 +241,32 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             throw CoreDataError.make(NSMigrationError, "Migrating the store at \(url.path) failed: \(error). The store was not changed.",
                                      userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
         }
+    }
+
+    /// Gives a store whose derived attributes have no triggers (written by OpenCoreData before it
+    /// computed them in SQL) the triggers and the values, in one transaction. An attribute that
+    /// has any `Z_DA_…_<Entity>_<attribute>_…` trigger (Apple's or ours) is left alone.
+    private static func installMissingDerivedTriggers(_ pool: DatabasePool, schema: SQLStoreSchema) throws {
+        let derivations = schema.derivations
+        guard !derivations.isEmpty else { return }
+        func missing(_ db: Database) throws -> [SQLiteDerivation] {
+            let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, 5) = 'Z_DA_'")
+            return derivations.filter { derivation in !names.contains { $0.contains("_" + derivation.namePart + "_") } }
+        }
+        guard try !pool.read(missing).isEmpty else { return }
+        // Checked again under the write lock: another process may have added them meanwhile.
+        let added = try pool.write { db -> [SQLiteDerivation] in
+            let missing = try missing(db)
+            for derivation in missing {
+                for trigger in derivation.triggers(in: schema, dialect: dialect) { try execute(db, trigger.sql) }
+            }
+            for derivation in missing {
+                if let fill = derivation.fillStatement(in: schema, dialect: dialect) { try execute(db, fill) }
+            }
+            return missing
+        }
+        guard !added.isEmpty else { return }
+        Log.store.info("Added the derived-attribute triggers of \(added.map { "\($0.entity.name ?? "?").\($0.attribute.name)" }.joined(separator: ", "))")
     }
 
     /// Throws `NSPersistentStoreIncompatibleVersionHashError` naming the entities whose hashes differ.

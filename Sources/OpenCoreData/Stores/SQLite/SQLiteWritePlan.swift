@@ -104,6 +104,9 @@ final class SQLiteWritePlan: @unchecked Sendable {
         for index in table.columnIndices(for: entity) {
             let column = table.columns[index]
             guard let slot = layout.indexByName[column.property.name] else { continue }
+            // A derived attribute's column is the triggers' to write (`SQLiteDerivation`): a value
+            // computed in memory from a stale object graph would overwrite what SQL computed.
+            if column.property is NSDerivedAttributeDescription { continue }
             let source: ColumnSource
             switch column.role {
             case .attribute, .foreignKey: source = .value(slot: slot)

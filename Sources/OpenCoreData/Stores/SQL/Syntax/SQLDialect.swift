@@ -74,6 +74,12 @@ extension SQLDialect {
         return quote + name.replacingOccurrences(of: quote, with: quote + quote) + quote
     }
 
+    /// A string constant written into SQL text, quotes doubled. Only for statements that
+    /// cannot bind parameters, such as trigger bodies in DDL; everything else binds values.
+    package func stringLiteral(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
     /// A quoted identifier (table, column, index or alias name).
     package func identifier(_ name: String) -> SQLFragment {
         SQLFragment(quote(name))

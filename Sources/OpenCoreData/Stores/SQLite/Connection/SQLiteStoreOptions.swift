@@ -62,7 +62,8 @@ package struct SQLiteStoreOptions {
     }
 
     /// The GRDB configuration of the store's connections.
-    package func configuration(label: String) -> Configuration {
+    /// - Parameter reports: where the derived-attribute triggers' calls are recorded (nil: ignored).
+    package func configuration(label: String, reports: SQLiteDerivedValueReports? = nil) -> Configuration {
         var configuration = Configuration()
         configuration.label = label
         configuration.readonly = readOnly
@@ -72,7 +73,7 @@ package struct SQLiteStoreOptions {
         let pragmas = connectionPragmas
         let readOnly = readOnly
         configuration.prepareDatabase { db in
-            SQLiteStoreFunctions.register(in: db)
+            SQLiteStoreFunctions.register(in: db, reports: reports)
             if !readOnly, try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
                 // A new file: Apple's stores use incremental auto-vacuum (`_NSAutoVacuumLevel` 2).
                 try db.execute(sql: "PRAGMA auto_vacuum = 2")
@@ -104,12 +105,20 @@ package struct SQLiteStoreOptions {
 
 /// SQL functions Apple's stores call from their triggers, and the predicate engine's.
 package enum SQLiteStoreFunctions {
-    /// Registers the functions that Apple's derived-attribute triggers call, as no-ops, so
-    /// writes to tables with such triggers succeed (formats.md §3.5), and the functions and
-    /// collations predicate lowering uses (`SQLiteFunctions`).
-    package static func register(in db: Database) {
-        for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
-            db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
+    /// Registers the functions that derived-attribute triggers (Apple's and ours) call with
+    /// `(table, Z_ENT, Z_PK, attribute, value)` after they changed a row's derived value, so
+    /// writes to tables with such triggers succeed (formats.md §3.5) and the store learns which
+    /// rows changed (`reports`), and the functions and collations predicate lowering uses
+    /// (`SQLiteFunctions`).
+    package static func register(in db: Database, reports: SQLiteDerivedValueReports? = nil) {
+        for name in [SQLiteDerivation.updatedFunction, SQLiteDerivation.insertUpdatedFunction] {
+            db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { arguments in
+                if let reports, arguments.count >= 3, let entity = Int64.fromDatabaseValue(arguments[1]),
+                   let key = Int64.fromDatabaseValue(arguments[2]) {
+                    reports.record(entityNumber: entity, primaryKey: key)
+                }
+                return nil
+            })
         }
         SQLiteFunctions.register(in: db)
     }

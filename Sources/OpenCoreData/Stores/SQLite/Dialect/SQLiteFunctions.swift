@@ -50,7 +50,7 @@ package enum SQLiteFunctions {
         "raise:toPower:": 2, "modulus:by:": 2,
         "bitwiseAnd:with:": 2, "bitwiseOr:with:": 2, "bitwiseXor:with:": 2, "leftshift:by:": 2, "rightshift:by:": 2,
         "onesComplement:": 1,
-        "lowercase:": 1, "uppercase:": 1,
+        "lowercase:": 1, "uppercase:": 1, "canonical:": 1,
     ]
 
     /// The SQL name of a builtin function: `raise:toPower:` → `OCD_RAISE_TOPOWER`.

@@ -84,6 +84,7 @@ struct SQLiteLightweightMigration {
         for statement in destination.indexStatements(in: dialect) {
             try execute(db, statement)
         }
+        try createDerivedAttributeTriggers(db)
         let numbers = try rewritePrimaryKeys(previousKeys, db)
         var updated = metadata
         for (key, value) in SQLiteMetadata.initial(for: match.destinationModel) { updated[key] = value }
@@ -117,6 +118,21 @@ struct SQLiteLightweightMigration {
             let type: String = object["type"] ?? "", name: String = object["name"] ?? ""
             let change: SQLSchemaChange = type == "trigger" ? .dropTrigger(name) : .dropIndex(name)
             try execute(db, change.sql(in: dialect))
+        }
+    }
+
+    /// Creates the destination's derived-attribute triggers once the rows are copied (so the
+    /// copy fires none), then computes every derived value from the migrated rows: a derived
+    /// attribute new in this version is filled, one whose expression changed is recomputed.
+    private func createDerivedAttributeTriggers(_ db: Database) throws {
+        let derivations = destination.derivations
+        for derivation in derivations {
+            for trigger in derivation.triggers(in: destination, dialect: dialect) {
+                try execute(db, trigger.sql)
+            }
+        }
+        for derivation in derivations {
+            if let fill = derivation.fillStatement(in: destination, dialect: dialect) { try execute(db, fill) }
         }
     }
 

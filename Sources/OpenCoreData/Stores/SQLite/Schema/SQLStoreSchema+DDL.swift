@@ -13,7 +13,25 @@ extension SQLStoreSchema {
         statements.append(bookkeeping.createMetadataTable)
         statements.append(bookkeeping.createModelCacheTable)
         statements += indexStatements(in: dialect)
+        statements += derivedAttributeTriggerStatements(in: dialect)
         return statements
+    }
+
+    /// The triggers that compute derived attributes in SQL (`SQLiteDerivation`), which Apple
+    /// writes after the indexes. Attributes the store cannot derive have none; opening the
+    /// store refuses them first (`SQLiteDerivation.all(in:)`).
+    package func derivedAttributeTriggerStatements(in dialect: any SQLDialect) -> [String] {
+        derivations.flatMap { $0.triggers(in: self, dialect: dialect).map(\.sql) }
+    }
+
+    /// The derivations of the derived attributes the store can compute.
+    var derivations: [SQLiteDerivation] {
+        entities.flatMap { entity in
+            entity.ownProperties.compactMap { property -> SQLiteDerivation? in
+                guard let derived = property as? NSDerivedAttributeDescription, !derived.isTransient else { return nil }
+                return try? SQLiteDerivation(derived, of: entity)
+            }
+        }
     }
 
     /// The CREATE TABLE statements of the entity tables and join tables (no indexes).
