@@ -332,11 +332,74 @@ struct InferredMigrationTests {
         #expect(authors == 3)
     }
 
-    @Test("A relationship changing between a foreign key and a join table is refused before anything is written (134110)")
-    func unsupportedRelationshipConversion() throws {
-        let destination = try Self.version2 { model in
+    @Test("to-one → to-many: a one-to-many becomes many-to-many; each book's writers are its old writer (join table filled from the foreign key)")
+    func toOneBecomesToMany() throws {
+        let (context, _) = try Self.migrated { model in
             Self.entity(model, "Book").relationshipsByName["writer"]!.maxCount = 0
         }
-        try Self.expectRefusal(NSMigrationError, destination)
+        try context.performAndWait {
+            let authors = try Self.fetch(context, "Author", sortedBy: "name")
+            #expect(authors.count == 3)
+            for author in authors {
+                let books = try #require(author.value(forKey: "books") as? Set<NSManagedObject>)
+                #expect(books.count == 2)
+                for book in books {
+                    #expect(book.value(forKey: "writer") as? Set<NSManagedObject> == [author])
+                    #expect((book.value(forKey: "title") as? String)?.hasPrefix("B\((author.value(forKey: "name") as? String ?? "").dropFirst())-") == true)
+                }
+            }
+        }
+    }
+
+    @Test("to-many → to-one: a many-to-many becomes one-to-many; each tag keeps one of its books, the one with the lowest key")
+    func toManyBecomesToOne() throws {
+        let url = TestStoreFiles.newStoreURL()
+        try Self.populate(url)
+        let before = try Self.fetchPairs(url)
+        let destination = try Self.version2 { model in Self.entity(model, "Tag").relationshipsByName["tagged"]!.maxCount = 1 }
+        let context = try Self.open(url, destination)
+        try context.performAndWait {
+            let tags = try Self.fetch(context, "Tag", sortedBy: "label")
+            #expect(tags.count == 2)
+            for tag in tags {
+                let label = try #require(tag.value(forKey: "label") as? String)
+                let book = try #require(tag.value(forKey: "tagged") as? NSManagedObject)
+                let title = try #require(book.value(forKey: "title") as? String)
+                #expect(title == before[label]?.first, "the lowest-keyed book of \(label) (\(before[label] ?? []))")
+                #expect((book.value(forKey: "tags") as? Set<NSManagedObject>)?.contains(tag) == true)
+            }
+        }
+    }
+
+    @Test("to-many → to-one on the other side: a one-to-many becomes one-to-one; every book keeps its writer, each author one book")
+    func oneToManyBecomesOneToOne() throws {
+        let (context, _) = try Self.migrated { model in
+            Self.entity(model, "Author").relationshipsByName["books"]!.maxCount = 1
+        }
+        try context.performAndWait {
+            let books = try Self.fetch(context, "Book", sortedBy: "title")
+            #expect(books.count == 6 && books.allSatisfy { $0.value(forKey: "writer") != nil })
+            for author in try Self.fetch(context, "Author", sortedBy: "name") {
+                let book = try #require(author.value(forKey: "books") as? NSManagedObject)
+                #expect(book.value(forKey: "writer") as? NSManagedObject === author)
+            }
+        }
+    }
+
+    /// Tag label → titles of its books in primary-key order, read from a version-1 store.
+    static func fetchPairs(_ url: URL) throws -> [String: [String]] {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try version1())
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        defer { try? coordinator.remove(store) }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return try context.performAndWait {
+            var result: [String: [String]] = [:]
+            for tag in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag")) {
+                let books = (tag.value(forKey: "tagged") as? Set<NSManagedObject> ?? []).sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+                result[tag.value(forKey: "label") as? String ?? ""] = books.compactMap { $0.value(forKey: "title") as? String }
+            }
+            return result
+        }
     }
 }

@@ -34,22 +34,46 @@ struct SQLiteLightweightMigration {
 
     // MARK: - Checks
 
-    /// Relationship conversions between storage shapes (a foreign key and a join table) are
-    /// refused before anything is written, rather than dropping their members.
+    /// A relationship whose storage changes (a foreign key, the inverse's foreign key or a join
+    /// table: to-one ↔ to-many, one-to-many ↔ many-to-many) is migrated from its old pairs;
+    /// one whose old pairs cannot be found is refused before anything is written, rather than
+    /// dropping its members.
     private func checkSupported() throws {
         for entity in match.entities {
             for relationship in entity.relationships {
                 guard let previous = relationship.source else { continue }
                 let new = relationship.destination
-                let joined = destination.joinTable(for: new) != nil, wasJoined = source.joinTable(for: previous) != nil
-                let keyed = !new.isToMany, wasKeyed = !previous.isToMany
-                if joined != wasJoined || keyed != wasKeyed {
+                let needsPairs = !new.isToMany || destination.joinTable(for: new)?.owner === new
+                if needsPairs && pairSource(of: previous) == nil {
                     throw CoreDataError.make(NSMigrationError,
-                                             "Migrating the relationship '\(new.name)' of entity '\(entity.destination.name ?? "?")' from \(Self.shape(previous)) to \(Self.shape(new)) is not supported yet; the store was not changed.",
+                                             "Migrating the relationship '\(new.name)' of entity '\(entity.destination.name ?? "?")' from \(Self.shape(previous)) to \(Self.shape(new)) is not supported: its members are stored nowhere the migration can read (a to-many without an inverse). The store was not changed.",
                                              userInfo: ["entity": entity.destination.name ?? "", "property": new.name])
                 }
             }
         }
+    }
+
+    /// Where a source relationship's (owner, target) pairs are stored.
+    enum PairSource {
+        /// A join table, read through the relationship's side of it.
+        case join(SQLJoinTable, SQLJoinTable.Access)
+        /// The owner's foreign-key column (a to-one).
+        case ownerKey(SQLTable, SQLColumn)
+        /// The target's foreign-key column of the inverse to-one (a one-to-many's to-many side).
+        case inverseKey(SQLTable, SQLColumn)
+    }
+
+    func pairSource(of previous: NSRelationshipDescription) -> PairSource? {
+        if let join = source.joinTable(for: previous) { return .join(join, join.access(for: previous)) }
+        if !previous.isToMany, let owner = previous.entity, let table = source.table(for: owner),
+           let column = table.valueColumn(for: previous) {
+            return .ownerKey(table, column)
+        }
+        if let inverse = previous.inverseRelationship, !inverse.isToMany, let target = inverse.entity,
+           let table = source.table(for: target), let column = table.valueColumn(for: inverse) {
+            return .inverseKey(table, column)
+        }
+        return nil
     }
 
     private static func shape(_ relationship: NSRelationshipDescription) -> String {
@@ -78,6 +102,7 @@ struct SQLiteLightweightMigration {
         for join in destination.joinTables {
             try copyJoinRows(join, present: present, db)
         }
+        try fillEntityTypes(db)
         for table in sourceTables {
             try execute(db, SQLSchemaChange.dropTable(Self.asidePrefix + table).sql(in: dialect))
         }
@@ -174,14 +199,18 @@ struct SQLiteLightweightMigration {
             }
             return value
         case .foreignKey:
-            guard let previous = previousRelationship(column, entity), let oldColumn = oldTable.valueColumn(for: previous) else { return nil }
-            return dialect.column(oldColumn.name, of: alias)
+            guard let previous = previousRelationship(column, entity) else { return nil }
+            if let oldColumn = oldTable.valueColumn(for: previous) { return dialect.column(oldColumn.name, of: alias) }
+            // A to-many that becomes a to-one keeps one member: the one with the lowest key.
+            return firstTarget(of: previous, ownerAlias: alias)
         case .entityType:
+            // A converted to-one's target types are filled once every row is in (fillEntityTypes).
             guard let previous = previousRelationship(column, entity), let key = oldTable.valueColumn(for: previous),
                   let target = (column.property as? NSRelationshipDescription)?.destinationEntity else { return nil }
             return entityNumber(of: target, previous: previous, oldTable: oldTable, key: key, alias: alias)
         case .orderKey:
-            guard let previous = previousRelationship(column, entity), oldTable.valueColumn(for: previous) != nil else { return nil }
+            guard let previous = previousRelationship(column, entity) else { return nil }
+            guard oldTable.valueColumn(for: previous) != nil else { return dialect.column("Z_PK", of: alias) }
             // An unordered to-many that becomes ordered keeps its members in primary-key order.
             guard let index = oldTable.orderColumnByProperty[ObjectIdentifier(previous)] else { return dialect.column("Z_PK", of: alias) }
             return dialect.column(oldTable.columns[index].name, of: alias)
@@ -191,6 +220,43 @@ struct SQLiteLightweightMigration {
     /// The source relationship of a to-one's foreign-key, entity-type or order column.
     private func previousRelationship(_ column: SQLColumn, _ entity: ModelMatch.EntityMatch) -> NSRelationshipDescription? {
         entity.relationships.first { $0.destination.name == column.property.name }?.source
+    }
+
+    /// The lowest-keyed target of a to-many source relationship, for the owner row `ownerAlias`.
+    private func firstTarget(of previous: NSRelationshipDescription, ownerAlias: String) -> SQLFragment? {
+        let owner = dialect.column("Z_PK", of: ownerAlias)
+        switch pairSource(of: previous) {
+        case .join(let join, let access):
+            let other = dialect.column(access.otherColumn, of: "j")
+            return "(SELECT " + other + " FROM " + dialect.identifier(Self.asidePrefix + join.name) + " " + dialect.identifier("j")
+                + " WHERE " + dialect.column(access.selfColumn, of: "j") + " = " + owner + " ORDER BY " + other + " LIMIT 1)"
+        case .inverseKey(let table, let column):
+            let key = dialect.column("Z_PK", of: "p")
+            return "(SELECT " + key + " FROM " + dialect.identifier(Self.asidePrefix + table.name) + " " + dialect.identifier("p")
+                + " WHERE " + dialect.column(column.name, of: "p") + " = " + owner + " ORDER BY " + key + " LIMIT 1)"
+        case .ownerKey(_, let column):
+            return dialect.column(column.name, of: ownerAlias)
+        case nil:
+            return nil
+        }
+    }
+
+    /// Gives converted to-ones (formerly to-many) the `Z_ENT` of their targets, read from the
+    /// migrated target rows.
+    private func fillEntityTypes(_ db: Database) throws {
+        for entity in match.entities {
+            for relationship in entity.relationships where relationship.source?.isToMany == true && !relationship.destination.isToMany {
+                let new = relationship.destination
+                guard let table = destination.table(for: entity.destination), let key = table.valueColumn(for: new),
+                      let typeIndex = table.entityTypeColumnByProperty[ObjectIdentifier(new)],
+                      let target = new.destinationEntity, let targetTable = destination.table(for: target) else { continue }
+                let sql = "UPDATE " + dialect.identifier(table.name) + " SET " + dialect.identifier(table.columns[typeIndex].name)
+                    + " = (SELECT x." + dialect.identifier("Z_ENT") + " FROM " + dialect.identifier(targetTable.name) + " x WHERE x."
+                    + dialect.identifier("Z_PK") + " = " + dialect.identifier(table.name) + "." + dialect.identifier(key.name) + ") WHERE "
+                    + dialect.identifier(key.name) + " IS NOT NULL"
+                try execute(db, sql)
+            }
+        }
     }
 
     /// A number value as another kind of number: integers truncate, booleans are 0 or 1.
@@ -232,8 +298,12 @@ struct SQLiteLightweightMigration {
     /// Copies a many-to-many relationship's pairs from the source join table.
     private func copyJoinRows(_ join: SQLJoinTable, present: Set<String>, _ db: Database) throws {
         guard let owner = join.owner.entity, let entity = match.entities.first(where: { $0.destination === owner }),
-              let previous = entity.relationships.first(where: { $0.destination.name == join.owner.name })?.source,
-              let old = source.joinTable(for: previous), present.contains(old.name) else { return }
+              let previous = entity.relationships.first(where: { $0.destination.name == join.owner.name })?.source else { return }
+        guard let old = source.joinTable(for: previous) else {
+            try copyKeyedPairs(of: previous, into: join, present: present, db)
+            return
+        }
+        guard present.contains(old.name) else { return }
         let access = old.access(for: previous)
         let alias = "j"
         var columns = [join.sourceColumn, join.destinationColumn]
@@ -249,6 +319,32 @@ struct SQLiteLightweightMigration {
         }
         var select = SQLSelect(from: dialect.identifier(Self.asidePrefix + old.name) + " " + dialect.identifier(alias))
         select.columns = values
+        try execute(db, SQLInsertSelect(into: join.name, columns: columns, select: select).render(in: dialect))
+    }
+
+    /// Fills a join table from a relationship that was stored in a foreign key (a one-to-many
+    /// becoming many-to-many): one pair per non-NULL key; ordered sides keep key order.
+    private func copyKeyedPairs(of previous: NSRelationshipDescription, into join: SQLJoinTable, present: Set<String>, _ db: Database) throws {
+        let alias = "p"
+        let ownerKey: SQLFragment, targetKey: SQLFragment, table: SQLTable, keyColumn: SQLColumn
+        switch pairSource(of: previous) {
+        case .ownerKey(let oldTable, let column):
+            (table, keyColumn) = (oldTable, column)
+            (ownerKey, targetKey) = (dialect.column("Z_PK", of: alias), dialect.column(column.name, of: alias))
+        case .inverseKey(let oldTable, let column):
+            (table, keyColumn) = (oldTable, column)
+            (ownerKey, targetKey) = (dialect.column(column.name, of: alias), dialect.column("Z_PK", of: alias))
+        case .join, nil:
+            return
+        }
+        guard present.contains(table.name) else { return }
+        var columns = [join.sourceColumn, join.destinationColumn]
+        var values = [ownerKey, targetKey]
+        if let order = join.destinationOrderColumn { columns.append(order); values.append(targetKey) }
+        if let order = join.sourceOrderColumn { columns.append(order); values.append(ownerKey) }
+        var select = SQLSelect(from: dialect.identifier(Self.asidePrefix + table.name) + " " + dialect.identifier(alias))
+        select.columns = values
+        select.conditions = [dialect.column(keyColumn.name, of: alias) + " IS NOT NULL"]
         try execute(db, SQLInsertSelect(into: join.name, columns: columns, select: select).render(in: dialect))
     }
 
