@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import OpenCoreData
 
@@ -278,5 +279,29 @@ struct MigrationManagerTests {
             request.predicate = NSPredicate(format: "author == nil OR heading == nil")
             #expect(try context.count(for: request) == 0)
         }
+    }
+
+    @Test("Tables the model does not describe (Apple's persistent history) are carried into a store rebuilt through a mapping model, with their indexes")
+    func historyTablesSurvive() throws {
+        let source = try Self.sourceStore()
+        let queue = try DatabaseQueue(path: source.path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZTIMESTAMP FLOAT)")
+            try db.execute(sql: "CREATE INDEX ATRANSACTION_ZAUTHORTS_INDEX ON ATRANSACTION (ZAUTHORTS)")
+            try db.execute(sql: "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZTIMESTAMP) VALUES (1, 16001, 1, 2, 700000000.5), (2, 16001, 1, NULL, 700000001)")
+        }
+        try queue.close()
+        let migrated = TestStoreFiles.newStoreURL()
+        _ = try Self.migrate(source, to: migrated, mapping: try Self.mapping(policy: nil))
+        try SQLiteStore.copyUnmodelledTables(from: source, sourceModel: Self.models().0, into: migrated, timeout: 5)
+        let result = try DatabaseQueue(path: migrated.path)
+        let (rows, indexes, books) = try result.read { db in
+            (try Row.fetchAll(db, sql: "SELECT Z_PK, ZAUTHORTS, ZTIMESTAMP FROM ATRANSACTION ORDER BY Z_PK").map { [$0[0], $0[1], $0[2]] as [DatabaseValue] },
+             try db.indexes(on: "ATRANSACTION").map(\.name), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZBOOK"))
+        }
+        #expect(rows == [[1.databaseValue, 2.databaseValue, 700000000.5.databaseValue], [2.databaseValue, .null, 700000001.0.databaseValue]])
+        #expect(indexes.contains("ATRANSACTION_ZAUTHORTS_INDEX"))
+        #expect(books == 6, "the model's tables are the migrated ones, not copies")
+        try result.close()
     }
 }

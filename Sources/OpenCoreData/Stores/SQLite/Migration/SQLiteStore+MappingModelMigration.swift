@@ -33,9 +33,51 @@ extension SQLiteStore {
             throw CoreDataError.make(NSMigrationError, "Migrating the store at \(url.path) through its mapping model failed: \(error). The store was not changed.",
                                      userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
         }
+        try copyUnmodelledTables(from: url, sourceModel: source, into: migrated, timeout: options.busyTimeout)
         try SQLiteStoreFiles.replace(url, with: migrated, timeout: options.busyTimeout)
         Log.store.info("Migrated the SQLite store \(url.path) through a mapping model")
         return true
+    }
+
+    /// Copies the tables of the old store that its model does not describe (Apple's persistent
+    /// history: `ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`; an app's own tables), with their
+    /// indexes, into the migrated store, as they are: they survive a migration untouched, as they
+    /// do in an in-place one. History rows keep the old primary keys.
+    static func copyUnmodelledTables(from old: URL, sourceModel: NSManagedObjectModel, into new: URL, timeout: TimeInterval) throws {
+        sourceModel.freeze()
+        let schema = SQLStoreSchema(model: sourceModel)
+        let modelled = Set((schema.tables.map(\.name) + schema.joinTables.map(\.name) + ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]).map { $0.uppercased() })
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(timeout)
+        do {
+            let queue = try DatabaseQueue(path: new.path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "ATTACH DATABASE ? AS old", arguments: [old.path])
+                defer { try? db.execute(sql: "DETACH DATABASE old") }
+                try db.inTransaction {
+                    let objects = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM old.sqlite_master WHERE sql IS NOT NULL AND type IN ('table', 'index') ORDER BY type = 'index', rowid")
+                    let present = Set(try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'table'").map { $0.uppercased() })
+                    var copied = Set<String>()
+                    for object in objects {
+                        let type: String = object["type"], name: String = object["name"], table: String = object["tbl_name"], sql: String = object["sql"]
+                        let upper = table.uppercased()
+                        guard !upper.hasPrefix("SQLITE_"), !modelled.contains(upper), !present.contains(upper) else { continue }
+                        if type == "table" {
+                            try db.execute(sql: sql)
+                            try db.execute(sql: "INSERT INTO main.\(name.quotedDatabaseIdentifier) SELECT * FROM old.\(name.quotedDatabaseIdentifier)")
+                            copied.insert(upper)
+                        } else if copied.contains(upper) {
+                            try db.execute(sql: sql)
+                        }
+                    }
+                    return .commit
+                }
+            }
+        } catch {
+            throw CoreDataError.make(NSMigrationError, "Copying the tables the model does not describe from \(old.path) failed: \(error). The store was not changed.",
+                                     userInfo: [NSFilePathErrorKey: old.path, NSUnderlyingErrorKey: error as NSError])
+        }
     }
 
     /// The store's `Z_MODELCACHE` content, or nil; an unreadable cache only removes one place to
