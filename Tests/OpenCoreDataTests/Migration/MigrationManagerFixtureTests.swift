@@ -140,11 +140,12 @@ struct MigrationManagerFixtureTests {
         #expect(v3.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
     }
 
-    @Test("Version 1 to 4 in steps, as the example app's migrator does: inferred, mapping model with policy, inferred; 10 posts and 10 sections")
-    func exampleInSteps() throws {
-        var url = try LightweightMigrationTests.exampleStore(1)
+    /// Migrates an example store from `start` to version 4 one version at a time, as the app's
+    /// migrator does: inferred steps, and the mapping model with its policy from 2 to 3.
+    static func migrateToVersion4(from start: Int) throws -> URL {
+        var url = try LightweightMigrationTests.exampleStore(start)
         let mapping = try Self.mapping2to3()
-        for version in 1..<4 {
+        for version in start..<4 {
             let (from, to) = (try Self.exampleModel(version), try Self.exampleModel(version + 1))
             let step = version == 2 ? mapping : try NSMappingModel.inferredMappingModel(forSourceModel: from, destinationModel: to)
             let next = Self.newURL()
@@ -152,6 +153,14 @@ struct MigrationManagerFixtureTests {
                 .migrateStore(from: url, sourceType: NSSQLiteStoreType, with: step, toDestinationURL: next, destinationType: NSSQLiteStoreType)
             url = next
         }
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+        #expect(try Self.exampleModel(4).isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata), "the store has version 4's hashes")
+        return url
+    }
+
+    @Test("Version 1 to 4 in steps, as the example app's migrator does: inferred, mapping model with policy, inferred; 10 posts and 10 sections")
+    func exampleInSteps() throws {
+        let url = try Self.migrateToVersion4(from: 1)
         let (context, posts) = try Self.posts(url, model: try Self.exampleModel(4))
         try context.performAndWait {
             #expect(posts.count == 10)
@@ -186,5 +195,20 @@ struct MigrationManagerFixtureTests {
         #expect(!leftovers.contains { $0.contains("migrat") }, "no temporary store is left: \(leftovers)")
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
         #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+    }
+
+    @Test("Version 2 to 4 in steps: each of the 10 posts has the one section the policy made, softDeleted false, and version 4's hashes")
+    func exampleVersion2To4() throws {
+        let url = try Self.migrateToVersion4(from: 2)
+        let (context, posts) = try Self.posts(url, model: try Self.exampleModel(4))
+        try context.performAndWait {
+            #expect(posts.count == 10)
+            let newest = try #require(posts.first)
+            #expect(newest.value(forKey: "postID") as? String == "FFFECB21-6645-4FDD-B8B0-B960D0E61F5A")
+            #expect((newest.value(forKey: "softDeleted") as? NSNumber)?.boolValue == false)
+            let sections = newest.value(forKey: "sections") as? Set<NSManagedObject> ?? Set((newest.value(forKey: "sections") as? NSOrderedSet)?.array.compactMap { $0 as? NSManagedObject } ?? [])
+            #expect(sections.count == 1 && sections.first?.value(forKey: "title") as? String == "Test...")
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Section")) == 10)
+        }
     }
 }
