@@ -383,7 +383,9 @@ struct ExternalBinaryDataTests {
         let uuid = UUID()
         let text = Data(uuid.uuidString.utf8)
         func reference(_ data: Data) -> UUID? { data.withUnsafeBytes(SQLiteExternalData.foreignReference) }
-        #expect(reference(text) == uuid)
+        // A bare UUID string is a value an app may store; only a framed one is a reference.
+        #expect(reference(text) == nil)
+        #expect(reference(Data([0]) + text) == uuid)
         #expect(reference(Data([1, 2]) + text + Data([0])) == uuid)
         #expect(reference(Data("x".utf8) + text) == nil)
         #expect(reference(text + Data([0]) + Data("x".utf8)) == nil)

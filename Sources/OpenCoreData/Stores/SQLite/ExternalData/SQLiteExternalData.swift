@@ -15,7 +15,7 @@ package let OCDExternalBinaryDataThresholdOption = "OCDExternalBinaryDataThresho
 /// binary value as a BLOB, so a TEXT value with that prefix is never a value itself.
 ///
 /// Apple's in-row reference format is not known from evidence. A BLOB in such a column that holds
-/// nothing but a UUID in text form (with at most a few non-printing framing bytes) is taken for a
+/// nothing but a UUID in text form and one or more non-printing framing bytes is taken for a
 /// reference written by another implementation: the file of that name is read when it exists,
 /// and otherwise the value reads as nil, with a log line, never as the reference's bytes.
 package struct SQLiteExternalData: Sendable {
@@ -70,9 +70,10 @@ package struct SQLiteExternalData: Sendable {
     }
 
     /// The UUID a BLOB names when it holds nothing but a UUID in text form (36 characters) and
-    /// at most a few non-printing bytes around it; nil for anything else.
+    /// non-printing framing bytes around it; nil for anything else. A bare UUID string is a
+    /// plausible small value of its own (an app storing an identifier), so framing is required.
     static func foreignReference(_ bytes: UnsafeRawBufferPointer) -> UUID? {
-        guard bytes.count >= 36, bytes.count <= foreignReferenceMaximumLength else { return nil }
+        guard bytes.count > 36, bytes.count <= foreignReferenceMaximumLength else { return nil }
         var start: Int?
         for index in 0..<bytes.count {
             let byte = bytes[index]
