@@ -6,17 +6,27 @@ import GRDB
 extension SQLDictionaryQuery {
     /// The dictionaries of the result rows of the query's statement, run on SQLite: the values
     /// are decoded here, the rows finished (de-duplicated) by the SQL layer's `results(_:)`.
-    package func rows(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, schema: SQLStoreSchema) throws -> [NSDictionary] {
+    /// Attributes with `allowsExternalBinaryDataStorage` are read through `externalData`.
+    package func rows(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, schema: SQLStoreSchema,
+                      externalData: SQLiteExternalData? = nil) throws -> [NSDictionary] {
         var rows: [[String: Any]] = []
+        // Decided once per query, not per row: which columns may hold external references.
+        let external: [Bool] = columns.map { column in
+            guard externalData != nil, case .attribute(let attribute) = column.output else { return false }
+            return SQLiteExternalData.isExternal(attribute)
+        }
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let handle = statement.sqliteStatement
         while let row = try cursor.next() {
             var values: [String: Any] = [:]
             var index = 0
-            for column in columns {
+            for (number, column) in columns.enumerated() {
                 let value: DatabaseValue = row[index]
                 index += 1
                 switch column.output {
+                case .attribute(let attribute) where external[number]:
+                    let stored = externalData?.storeValue(value, type: attribute.attributeType) ?? .null
+                    values[column.name] = AttributeConversion.publicValue(stored, type: attribute.attributeType)
                 case .attribute(let attribute):
                     // Through the row decoder, which reads text with its byte count (NULs kept).
                     let stored = SQLiteRowDecoder.storeValue(handle, Int32(index - 1), attribute.attributeType)

@@ -14,6 +14,8 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         case null
         case unloaded
         case attribute(column: Int32, type: NSAttributeType)
+        /// An attribute whose values may be stored outside the row (`SQLiteExternalData`).
+        case externalAttribute(column: Int32, type: NSAttributeType)
         case toOne(column: Int32, entityTypeColumn: Int32?, destination: NSEntityDescription)
     }
 
@@ -43,17 +45,22 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     /// The plan of each entity this decoder reads, indexed by entity number (`Z_ENT`).
     private let plans: [EntityPlan?]
     private let schema: SQLStoreSchema
+    /// Where the values of external-storage attributes are read from; nil reads the column as it is.
+    private let externalData: SQLiteExternalData?
 
     /// - Parameters:
     ///   - entity: the entity whose rows are read.
     ///   - includesSubentities: whether rows of its subentities are read too.
     ///   - dialect: the dialect of the selected columns.
     ///   - alias: the table alias in the query.
+    ///   - externalData: the store's external-data folder, for attributes with
+    ///     `allowsExternalBinaryDataStorage` (only their columns take that path, decided here).
     package init(schema: SQLStoreSchema, dialect: any SQLDialect, entity: NSEntityDescription, includesSubentities: Bool,
-                 alias: String = SQLTranslationState.rootAlias) {
+                 alias: String = SQLTranslationState.rootAlias, externalData: SQLiteExternalData? = nil) {
         let table = schema.table(for: entity)!
         self.table = table
         self.schema = schema
+        self.externalData = externalData
         let readEntities = includesSubentities ? entity.selfAndDescendants : [entity]
         var used = Set<Int>()
         for readEntity in readEntities { used.formUnion(table.columnIndices(for: readEntity)) }
@@ -73,7 +80,11 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
                 guard property.isStored else { slots.append(.null); continue }
                 if let attribute = property as? NSAttributeDescription {
                     if let index = table.valueColumnByProperty[key], let column = position[index] {
-                        slots.append(.attribute(column: column, type: attribute.attributeType))
+                        if externalData != nil && SQLiteExternalData.isExternal(attribute) {
+                            slots.append(.externalAttribute(column: column, type: attribute.attributeType))
+                        } else {
+                            slots.append(.attribute(column: column, type: attribute.attributeType))
+                        }
                     } else {
                         slots.append(.null)
                     }
@@ -140,6 +151,9 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
                 case .attribute(let column, let type):
                     value = Self.storeValue(handle, column, type)
                     if value.holdsReference { holdsReferences = true }
+                case .externalAttribute(let column, let type):
+                    value = externalValue(handle, column, type)
+                    if value.holdsReference { holdsReferences = true }
                 case .toOne(let column, let typeColumn, let destination):
                     value = toOne(handle, column, typeColumn, destination, store: store)
                     if value.holdsReference { holdsReferences = true }
@@ -162,6 +176,12 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
             target = typed
         }
         return .objectID(NSManagedObjectID(entity: target, primaryKey: key, handle: store))
+    }
+
+    /// An external-storage attribute's value: the file's bytes when the column holds a reference.
+    private func externalValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType) -> StoreValue {
+        guard let externalData else { return Self.storeValue(handle, column, type) }
+        return externalData.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type)
     }
 
     // MARK: - Columns

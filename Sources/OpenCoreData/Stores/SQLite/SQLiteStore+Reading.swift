@@ -134,7 +134,7 @@ extension SQLiteStore {
         return try readStatement { db in
             var rows: [NSDictionary] = []
             try run(db, query.sql) { statement, arguments in
-                rows = try query.rows(statement, arguments: arguments, store: store, schema: schema)
+                rows = try query.rows(statement, arguments: arguments, store: store, schema: schema, externalData: externalData)
             }
             return rows
         }

@@ -50,10 +50,28 @@ extension SQLiteStore {
 
     /// Writes a save in one transaction: conflicts are checked first, then keys are reserved
     /// (`Z_MAX` once per hierarchy), then deletes, updates, inserts and relationship rows.
+    ///
+    /// Values stored outside their rows are written to new files inside the transaction; the
+    /// files of replaced and deleted values are removed once it has committed, and the new files
+    /// are removed if it fails (`SQLiteExternalDataWrites`).
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult {
         // Encoded before the transaction: metadata that is not a property list fails the save.
         let metadata = try request.metadata.map(SQLiteMetadata.encode)
-        return try writeTransaction { db in
+        let files = SQLiteExternalDataWrites(externalData)
+        let result: StoreSaveResult
+        do {
+            result = try writeRows(request, metadata: metadata, files: files, store: store)
+        } catch {
+            files.discardWritten()
+            throw error
+        }
+        files.removeObsolete()
+        return result
+    }
+
+    /// The transaction of `save`.
+    private func writeRows(_ request: StoreSaveRequest, metadata: Data?, files: SQLiteExternalDataWrites, store: NSPersistentStore) throws -> StoreSaveResult {
+        try writeTransaction { db in
             // Reports left by batch requests or a failed save are not this save's.
             _ = derivedReports.drain()
             try checkConflicts(request, db: db, store: store)
@@ -93,19 +111,22 @@ extension SQLiteStore {
             func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map.resolve(id) }
             func resolved(_ values: StoreValues) -> StoreValues { map.remapped(values) }
 
-            try writeDeletes(request.deleted, db: db)
+            try writeDeletes(request.deleted, files: files, db: db)
             var relationshipWork: [(plan: SQLiteWritePlan, key: Int64, values: StoreValues, slots: Set<Int>?)] = []
             for update in request.updated {
                 let values = resolved(update.snapshot.values)
                 let plan = writePlan(for: update.snapshot.objectID.entity)
-                try writeUpdate(update, values: values, plan: plan, db: db, store: store)
+                try writeUpdate(update, values: values, plan: plan, files: files, db: db, store: store)
                 relationshipWork.append((plan, update.snapshot.objectID.primaryKey, values, Set(update.changedIndices)))
             }
             var insertStatements: [ObjectIdentifier: Statement] = [:]
             for insert in request.inserted {
                 let id = resolve(insert.objectID)
-                let values = resolved(insert.values)
+                var values = resolved(insert.values)
                 let plan = writePlan(for: id.entity)
+                if !plan.externalSlots.isEmpty {
+                    values = try files.externalized(values, slots: plan.externalSlots)
+                }
                 let statement: Statement
                 if let cached = insertStatements[ObjectIdentifier(plan)] {
                     statement = cached
@@ -141,10 +162,13 @@ extension SQLiteStore {
 
     // MARK: - Rows
 
-    private func writeDeletes(_ deletes: [StoreDelete], db: Database) throws {
+    private func writeDeletes(_ deletes: [StoreDelete], files: SQLiteExternalDataWrites, db: Database) throws {
         for delete in deletes {
             let plan = writePlan(for: delete.objectID.entity)
             let key = delete.objectID.primaryKey.databaseValue
+            if let select = plan.selectExternalSQL {
+                try noteStoredFiles(select, key: delete.objectID.primaryKey, files: files, db: db) { _ in true }
+            }
             // A cached statement bound on the handle: a cascade deletes many rows (W7).
             Log.sql.debug("\(plan.deleteSQL)")
             let statement = try db.cachedStatement(sql: plan.deleteSQL)
@@ -160,7 +184,16 @@ extension SQLiteStore {
         }
     }
 
-    private func writeUpdate(_ update: StoreUpdate, values: StoreValues, plan: SQLiteWritePlan, db: Database, store: NSPersistentStore) throws {
+    private func writeUpdate(_ update: StoreUpdate, values: StoreValues, plan: SQLiteWritePlan, files: SQLiteExternalDataWrites,
+                             db: Database, store: NSPersistentStore) throws {
+        var values = values
+        if let select = plan.selectExternalSQL {
+            let changed = plan.externalSlots.filter { update.changedIndices.contains($0) }
+            if !changed.isEmpty {
+                try noteStoredFiles(select, key: update.snapshot.objectID.primaryKey, files: files, db: db) { changed.contains(plan.externalSlots[$0]) }
+                values = try files.externalized(values, slots: changed)
+            }
+        }
         var columns: [(column: Int, source: SQLiteWritePlan.ColumnSource)] = []
         for slot in update.changedIndices.sorted() {
             columns.append(contentsOf: plan.columnsBySlot[slot] ?? [])
@@ -186,6 +219,15 @@ extension SQLiteStore {
             let current = try currentRow(update.snapshot.objectID, db: db, store: store)
             throw StoreSaveConflicts(optimistic: [StoreOptimisticConflict(objectID: update.snapshot.objectID, expectedVersion: update.expectedVersion, current: current)])
         }
+    }
+
+    /// Records the external files a row's current values refer to (the external columns whose
+    /// position `includes` accepts), to remove once the save has committed.
+    private func noteStoredFiles(_ select: String, key: Int64, files: SQLiteExternalDataWrites, db: Database,
+                                 includes: (Int) -> Bool) throws {
+        Log.sql.debug("\(select)")
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: select), arguments: [key]) else { return }
+        files.noteReplaced(row, includes: includes)
     }
 
     // MARK: - Relationships

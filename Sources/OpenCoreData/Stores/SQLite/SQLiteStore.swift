@@ -17,6 +17,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     let options: SQLiteStoreOptions
     /// Rows the derived-attribute triggers changed on the writer connection.
     let derivedReports: SQLiteDerivedValueReports
+    /// The folder of values stored outside their rows, and the threshold for writing there.
+    let externalData: SQLiteExternalData
     private let poolState: Mutex<DatabasePool?>
     /// Where a read-only store is read from; its private copy, if any, is removed on close.
     private let readOnlyLocation: SQLiteReadOnlyLocation?
@@ -54,6 +56,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         self.schema = schema
         self.builder = SQLQueryBuilder(schema: schema, dialect: Self.dialect)
         self.options = options
+        self.externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold)
         self.poolState = Mutex(pool)
     }
 
@@ -232,9 +235,12 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let match = try ModelMatch(source: source, destination: model)
         let migration = try SQLiteLightweightMigration(match: match, storedNumbers: inspection.entityNumbers, dialect: dialect)
         do {
-            let result = try pool.write { db in try migration.run(db, metadata: inspection.metadata) }
+            let externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold)
+            let result = try pool.write { db in try migration.run(db, metadata: inspection.metadata, externalData: externalData) }
+            // Only after the commit: a failed migration leaves every file the old rows refer to.
+            SQLiteExternalDataWrites(externalData).removeAfterCommit(result.obsoleteFiles)
             Log.store.info("Migrated the SQLite store \(url.path) to the current model")
-            return result
+            return (result.entityNumbers, result.metadata)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
@@ -358,7 +364,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     func decoder(for entity: NSEntityDescription, includesSubentities: Bool) -> SQLiteRowDecoder {
         let key = DecoderKey(entity: ObjectIdentifier(entity), includesSubentities: includesSubentities)
         if let decoder = caches.withLock({ $0.decoders[key] }) { return decoder }
-        let decoder = SQLiteRowDecoder(schema: schema, dialect: Self.dialect, entity: entity, includesSubentities: includesSubentities)
+        let decoder = SQLiteRowDecoder(schema: schema, dialect: Self.dialect, entity: entity, includesSubentities: includesSubentities,
+                                       externalData: externalData)
         caches.withLock { $0.decoders[key] = decoder }
         return decoder
     }

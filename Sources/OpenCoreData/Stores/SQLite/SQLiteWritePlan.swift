@@ -90,6 +90,11 @@ final class SQLiteWritePlan: @unchecked Sendable {
     let columnsBySlot: [Int: [(column: Int, source: ColumnSource)]]
     let joinRelationships: [JoinRelationship]
     let orderedChildren: [OrderedChildren]
+    /// The slots of attributes with `allowsExternalBinaryDataStorage`, in column order; empty for
+    /// most entities, whose saves then never look at external data.
+    let externalSlots: [Int]
+    /// `SELECT <external columns> FROM T WHERE Z_PK = ?`: what an update or delete replaces.
+    let selectExternalSQL: String?
     private let updateStatements = Mutex<[[Int]: String]>([:])
 
     init(entity: NSEntityDescription, schema: SQLStoreSchema, dialect: any SQLDialect) {
@@ -119,6 +124,22 @@ final class SQLiteWritePlan: @unchecked Sendable {
         }
         self.insertColumns = insertColumns
         self.columnsBySlot = bySlot
+        var externalSlots: [Int] = [], externalColumns: [String] = []
+        for (index, source) in insertColumns {
+            guard case .value(let slot) = source, let attribute = table.columns[index].property as? NSAttributeDescription,
+                  SQLiteExternalData.isExternal(attribute) else { continue }
+            externalSlots.append(slot)
+            externalColumns.append(table.columns[index].name)
+        }
+        self.externalSlots = externalSlots
+        if externalColumns.isEmpty {
+            self.selectExternalSQL = nil
+        } else {
+            var select = SQLSelect(from: dialect.identifier(table.name))
+            select.columns = externalColumns.map { dialect.identifier($0) }
+            select.conditions = [dialect.equalsParameter("Z_PK")]
+            self.selectExternalSQL = select.render(in: dialect).sql(in: dialect)
+        }
         let names = ["Z_PK", "Z_ENT", "Z_OPT"] + insertColumns.map { table.columns[$0.column].name }
         self.insertSQL = SQLInsert(into: table.name, columns: names).sql(in: dialect)
         self.deleteSQL = SQLDelete(from: table.name, where: ["Z_PK"]).sql(in: dialect)

@@ -21,6 +21,9 @@ package struct SQLiteStoreOptions {
     package var migratesAutomatically = false
     /// `NSInferMappingModelAutomaticallyOption`: infer the mapping when no mapping model is given.
     package var infersMappingModel = false
+    /// `OCDExternalBinaryDataThresholdOption`: values of external-storage attributes larger than
+    /// this many bytes are written to files beside the store.
+    package var externalDataThreshold = SQLiteExternalData.defaultThreshold
 
     /// The default busy timeout, in seconds.
     package static let defaultBusyTimeout: TimeInterval = 10
@@ -34,6 +37,12 @@ package struct SQLiteStoreOptions {
         ignoresVersionHashes = readOnly && (Self.bool(options[OCDReadOnlyIgnoringVersionHashesOption]) ?? false)
         migratesAutomatically = Self.bool(options[NSMigratePersistentStoresAutomaticallyOption]) ?? false
         infersMappingModel = Self.bool(options[NSInferMappingModelAutomaticallyOption]) ?? false
+        if let threshold = options[OCDExternalBinaryDataThresholdOption] {
+            guard let bytes = AttributeConversion.double(threshold), bytes >= 0, let value = Int(exactly: bytes.rounded(.down)) else {
+                throw CoreDataError.make(NSCoreDataError, "OCDExternalBinaryDataThresholdOption must be a number of bytes (0 or more), not '\(threshold)'.")
+            }
+            externalDataThreshold = value
+        }
         if let timeout = options[NSPersistentStoreTimeoutOption] {
             if let seconds = AttributeConversion.double(timeout), seconds >= 0 { busyTimeout = seconds }
         }

@@ -84,8 +84,12 @@ struct SQLiteLightweightMigration {
 
     // MARK: - Running
 
-    /// Migrates the store's tables; returns the destination's entity numbers and metadata.
-    func run(_ db: Database, metadata: [String: Any]) throws -> (entityNumbers: [String: Int], metadata: [String: Any]) {
+    /// Migrates the store's tables; returns the destination's entity numbers and metadata, and
+    /// the external-data files no row refers to any more (to remove once the migration has
+    /// committed: values of removed attributes and entities). Markers stay in the rows; values of
+    /// attributes that no longer allow external storage are put back into their rows.
+    func run(_ db: Database, metadata: [String: Any], externalData: SQLiteExternalData? = nil) throws
+        -> (entityNumbers: [String: Int], metadata: [String: Any], obsoleteFiles: Set<URL>) {
         let sourceTables = try (source.tables.map(\.name) + source.joinTables.map(\.name)).filter { try db.tableExists($0) }
         let previousKeys = try primaryKeyRows(db)
         try dropIndexesAndTriggers(on: sourceTables, db)
@@ -103,6 +107,13 @@ struct SQLiteLightweightMigration {
             try copyJoinRows(join, present: present, db)
         }
         try fillEntityTypes(db)
+        var obsoleteFiles = Set<URL>()
+        if let externalData {
+            let before = try externalFilesReferenced(bySourceTables: present, externalData: externalData, db)
+            if !before.isEmpty {
+                obsoleteFiles = before.subtracting(try settleExternalData(externalData, db))
+            }
+        }
         for table in sourceTables {
             try execute(db, SQLSchemaChange.dropTable(Self.asidePrefix + table).sql(in: dialect))
         }
@@ -117,7 +128,7 @@ struct SQLiteLightweightMigration {
         try execute(db, SQLiteStore.bookkeeping.updateMetadata, [plist, SQLBookkeepingStatements.metadataVersion])
         // Apple rewrites the store's own model with the destination model.
         try SQLiteModelCache.write(match.destinationModel, in: db)
-        return (numbers, updated)
+        return (numbers, updated, obsoleteFiles)
     }
 
     private func execute(_ db: Database, _ sql: String, _ arguments: StatementArguments = []) throws {

@@ -141,7 +141,10 @@ extension SQLiteStore {
         do {
             let queue = try DatabaseQueue(path: url.path, configuration: options.configuration(label: "OpenCoreData.Migration"))
             defer { try? queue.close() }
-            _ = try queue.write { db in try migration.run(db, metadata: inspection.metadata) }
+            let externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold)
+            let result = try queue.write { db in try migration.run(db, metadata: inspection.metadata, externalData: externalData) }
+            // Only after the commit: a failed step leaves every file the old rows refer to.
+            SQLiteExternalDataWrites(externalData).removeAfterCommit(result.obsoleteFiles)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
