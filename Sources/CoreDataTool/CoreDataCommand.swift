@@ -5,22 +5,25 @@ import Foundation
 public struct CoreDataCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "coredata",
-        abstract: "Inspect, query, export, import and validate Core Data models and SQLite stores.",
+        abstract: "Inspect, compare, query, migrate, export, import and validate Core Data models and SQLite stores.",
         discussion: """
         Works on Xcode models (.xcdatamodeld, .xcdatamodel, .momd, .mom) and on SQLite stores \
         written by Apple's Core Data or by OpenCoreData. Store commands use --model when given, \
-        else the model cached in the store (Z_MODELCACHE). Stores are opened read-only, except by `import`.
+        else the model cached in the store (Z_MODELCACHE). Stores are opened read-only, except by `import` \
+        and `store migrate`.
 
         EXAMPLES:
           coredata model show Model.xcdatamodeld
           coredata store info App.sqlite
+          coredata model diff Old.xcdatamodel New.xcdatamodel
+          coredata store migrate App.sqlite --model Model.xcdatamodeld --dry-run
           coredata query App.sqlite Person --where "age >= 18" --sort lastName
           coredata export App.sqlite --output app.json
           coredata import Copy.sqlite app.json --model Model.xcdatamodeld
           coredata validate App.sqlite
 
-        Exit codes: 0 success, 1 `validate` found violations, 2 an error (message on standard error), \
-        64 a usage error.
+        Exit codes: 0 success, 1 `validate` found violations or `model diff` a change lightweight \
+        migration cannot infer, 2 an error (message on standard error), 64 a usage error.
         """,
         version: "0.1.0",
         subcommands: [ModelCommand.self, StoreCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, ValidateCommand.self]

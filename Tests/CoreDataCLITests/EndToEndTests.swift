@@ -7,7 +7,8 @@ import Testing
 @Suite("coredata binary end to end", .enabled(if: Harness.binary != nil || CLIFixtures.isCI, "build the coredata product first (swift build)"))
 struct EndToEndTests {
     static let commands: [[String]] = [
-        [], ["model"], ["model", "show"], ["model", "graph"], ["model", "hashes"], ["store"], ["store", "info"], ["store", "schema"],
+        [], ["model"], ["model", "show"], ["model", "graph"], ["model", "hashes"], ["model", "diff"], ["store"], ["store", "info"], ["store", "schema"],
+        ["store", "migrate"],
         ["query"], ["export"], ["import"], ["validate"],
     ]
 

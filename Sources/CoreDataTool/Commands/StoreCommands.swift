@@ -5,8 +5,8 @@ import Foundation
 struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Show a store's metadata, model compatibility, row counts and SQL schema.",
-        subcommands: [StoreInfoCommand.self, StoreSchemaCommand.self]
+        abstract: "Show a store's metadata, model compatibility, row counts and SQL schema, or migrate it to a new model.",
+        subcommands: [StoreInfoCommand.self, StoreSchemaCommand.self, StoreMigrateCommand.self]
     )
 }
 

@@ -5,7 +5,10 @@ import Foundation
 /// SQLite's ordinary read-only mode still creates a `-shm` file for a WAL store and writes its
 /// read marks into an existing one, which the next writer notices (docs/StoreFormat.md
 /// "Read-only opens"). So a read-only open picks one of three ways, by the companions present:
-/// - no non-empty `-wal` and no `-journal`: `immutable=1`, which never opens a companion file;
+/// - no `-wal` holding a frame (none, an empty one, or a lone 32-byte WAL header, which a writer
+///   killed before its first frame leaves and which `readonly_shm` fails on with `SQLITE_PROTOCOL`
+///   when the writer's `-shm` is left too) and no `-journal`: `immutable=1`, which never opens a
+///   companion file;
 /// - a `-wal` and a `-shm`: `readonly_shm=1`, which opens the `-shm` read-only. When no live writer
 ///   holds it SQLite rebuilds the WAL index privately in heap memory from the `-wal` file
 ///   (<https://www.sqlite.org/walformat.html>), so committed WAL content is read without a write;
@@ -28,7 +31,8 @@ package struct SQLiteReadOnlyLocation: Sendable {
             // creates nothing; `immutable` would ignore the journal.
             return SQLiteReadOnlyLocation(path: uri(path, "mode=ro"), privateCopy: nil)
         }
-        guard hasContent(path + "-wal") else {
+        // A WAL no longer than its 32-byte header holds no frame: the main file is the database.
+        guard hasContent(path + "-wal", moreThan: walHeaderSize) else {
             return SQLiteReadOnlyLocation(path: uri(path, "mode=ro&immutable=1"), privateCopy: nil, readsMainFileOnly: true)
         }
         if FileManager.default.fileExists(atPath: path + "-shm") {
@@ -49,15 +53,19 @@ package struct SQLiteReadOnlyLocation: Sendable {
         return SQLiteReadOnlyLocation(path: uri(copy.path, "mode=ro"), privateCopy: folder)
     }
 
+    /// The size of a WAL file's header (<https://www.sqlite.org/fileformat2.html#walformat>).
+    static let walHeaderSize = 32
+
     /// Removes the private copy, if one was made.
     package func remove() {
         if let privateCopy { try? FileManager.default.removeItem(at: privateCopy) }
     }
 
-    /// Whether a companion file exists and is not empty (an empty `-wal` holds no frames).
-    private static func hasContent(_ path: String) -> Bool {
+    /// Whether a companion file exists and is longer than `size` bytes (an empty `-journal` or
+    /// `-wal` holds nothing).
+    private static func hasContent(_ path: String, moreThan size: Int = 0) -> Bool {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
-        return ((attributes[.size] as? NSNumber)?.intValue ?? 1) > 0
+        return ((attributes[.size] as? NSNumber)?.intValue ?? Int.max) > size
     }
 
     private static func uri(_ path: String, _ query: String) -> String {
