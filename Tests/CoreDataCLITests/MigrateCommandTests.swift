@@ -46,12 +46,7 @@ struct MigrateCommandTests {
     /// A store OpenCoreData made from the CLI tests' model, and a version 2 of that model adding
     /// `Tag.color` and renaming `Book.title` to `name`.
     static func librarySources() throws -> (store: String, version2: String) {
-        let model = try TestModel.write()
-        let store = TemporaryFiles.folder().appendingPathComponent("Library.sqlite").path
-        let file = TemporaryFiles.folder().appendingPathComponent("import.json")
-        try Data(TestModel.export.utf8).write(to: file)
-        let imported = Harness.run(["import", store, file.path, "--model", model])
-        #expect(imported.exitCode == 0, "\(imported.err)")
+        let store = try TestModel.importedLibrary().store
         // Tag's `name` is the model's only plain required string named so; Book's `title` its only one named so.
         let tagName = "<attribute name=\"name\" attributeType=\"String\"/>", title = "<attribute name=\"title\" attributeType=\"String\"/>"
         #expect(TestModel.xml.components(separatedBy: tagName).count == 2 && TestModel.xml.components(separatedBy: title).count == 2)

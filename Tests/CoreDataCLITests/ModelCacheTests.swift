@@ -8,12 +8,7 @@ import Testing
 struct ModelCacheTests {
     @Test("store info reads a store OpenCoreData created without --model, from its Z_MODELCACHE, and finds it compatible")
     func storeInfoWithoutModel() throws {
-        let model = try TestModel.write()
-        let store = TemporaryFiles.folder().appendingPathComponent("Library.sqlite").path
-        let file = TemporaryFiles.folder().appendingPathComponent("import.json")
-        try Data(TestModel.export.utf8).write(to: file)
-        let imported = Harness.run(["import", store, file.path, "--model", model])
-        #expect(imported.exitCode == 0, "\(imported.err)")
+        let store = try TestModel.importedLibrary().store
 
         let info = try StoreInfo.read(path: store, modelPath: nil)
         #expect(info.modelProblem == nil, "\(info.modelProblem ?? "")")

@@ -1,3 +1,4 @@
+import Testing
 import Foundation
 
 /// A small model written as Xcode's XML, with every attribute type, validation rules, a
@@ -40,6 +41,17 @@ enum TestModel {
     """
 
     /// Writes the model as `Library.xcdatamodel/contents` in a new folder and returns the bundle's path.
+    /// The model written to a file and a store `coredata import` made from `export` with it.
+    static func importedLibrary() throws -> (model: String, store: String) {
+        let model = try write()
+        let store = TemporaryFiles.folder().appendingPathComponent("Library.sqlite").path
+        let file = TemporaryFiles.folder().appendingPathComponent("import.json")
+        try Data(export.utf8).write(to: file)
+        let imported = Harness.run(["import", store, file.path, "--model", model])
+        #expect(imported.exitCode == 0, "\(imported.err)")
+        return (model, store)
+    }
+
     static func write() throws -> String {
         let bundle = TemporaryFiles.folder().appendingPathComponent("Library.xcdatamodel")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
