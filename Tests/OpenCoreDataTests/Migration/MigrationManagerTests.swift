@@ -304,4 +304,36 @@ struct MigrationManagerTests {
         #expect(books == 6, "the model's tables are the migrated ones, not copies")
         try result.close()
     }
+
+    @Test("Derived attributes are left to the store: an inferred mapping that reads $source.bookCount migrates, and the store computes the value")
+    func derivedAttributeInDestination() throws {
+        let (v1, v2) = Self.models()
+        for model in [v1, v2] {
+            model.entitiesByName["Author"]?.properties += [SQLDerivedAttributeTests.derived("bookCount", .integer64AttributeType, "books.@count")]
+        }
+        // v2 renames Book.title to heading: the renaming identifier lets inference pair them.
+        (v2.entitiesByName["Book"]?.propertiesByName["heading"] as? NSAttributeDescription)?.renamingIdentifier = "title"
+        let source = TestStoreFiles.newStoreURL()
+        let writer = try TestModels.sqliteContext(v1, url: source)
+        try writer.performAndWait {
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: writer)
+            for index in 0..<3 {
+                let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: writer)
+                book.setValue("book \(index)", forKey: "title")
+                book.setValue(author, forKey: "author")
+            }
+            try writer.save()
+        }
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+        #expect(mapping.entityMappingsByName["AuthorToAuthor"]?.attributeMappings?.contains { $0.name == "bookCount" && $0.valueExpression != nil } == true)
+        let destination = TestStoreFiles.newStoreURL()
+        try NSMigrationManager(sourceModel: v1, destinationModel: v2)
+            .migrateStore(from: source, sourceType: NSSQLiteStoreType, with: mapping, toDestinationURL: destination, destinationType: NSSQLiteStoreType)
+        let context = try TestModels.sqliteContext(v2, url: destination)
+        try context.performAndWait {
+            let authors = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author"))
+            #expect(authors.count == 1)
+            #expect((authors.first?.value(forKey: "bookCount") as? NSNumber)?.intValue == 3)
+        }
+    }
 }
