@@ -232,21 +232,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                                      "The store at \(url.path) needs migrating and NSInferMappingModelAutomaticallyOption is off; no mapping model was found. The store was not changed.",
                                      userInfo: [NSFilePathErrorKey: url.path])
         }
-        let match = try ModelMatch(source: source, destination: model)
-        let migration = try SQLiteLightweightMigration(match: match, storedNumbers: inspection.entityNumbers, dialect: dialect)
-        do {
-            let externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold)
-            let result = try pool.write { db in try migration.run(db, metadata: inspection.metadata, externalData: externalData) }
-            // Only after the commit: a failed migration leaves every file the old rows refer to.
-            SQLiteExternalDataWrites(externalData).removeAfterCommit(result.obsoleteFiles)
-            Log.store.info("Migrated the SQLite store \(url.path) to the current model")
-            return (result.entityNumbers, result.metadata)
-        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
-            throw error
-        } catch {
-            throw CoreDataError.make(NSMigrationError, "Migrating the store at \(url.path) failed: \(error). The store was not changed.",
-                                     userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
-        }
+        let result = try runLightweight(ModelMatch(source: source, destination: model), inspection, url: url, options: options) { pool }
+        Log.store.info("Migrated the SQLite store \(url.path) to the current model")
+        return (result.entityNumbers, result.metadata)
     }
 
     /// Gives a store whose derived attributes have no triggers (written by OpenCoreData before it

@@ -136,15 +136,28 @@ extension SQLiteStore {
         // Entity numbers (Z_ENT) are given when a model is frozen, as a coordinator does.
         source.freeze()
         destination.freeze()
-        let match = try ModelMatch(source: source, destination: destination)
+        let queue = { try DatabaseQueue(path: url.path, configuration: options.configuration(label: "OpenCoreData.Migration")) }
+        _ = try runLightweight(ModelMatch(source: source, destination: destination), inspection, url: url, options: options, on: queue)
+    }
+
+    /// Runs one inferred lightweight migration of the store at `url` in one transaction on the
+    /// writer `open` gives, then removes the external-data files no row refers to any more (only
+    /// after the commit: a failed migration leaves every file the old rows refer to). A queue the
+    /// call opened is closed again; the store's own pool is left open.
+    ///
+    /// - Throws: the migration's Cocoa errors as they are, anything else as `NSMigrationError`;
+    ///   the store is then unchanged.
+    static func runLightweight<Writer: DatabaseWriter>(_ match: ModelMatch, _ inspection: SQLiteStoreInspection, url: URL,
+                                                       options: SQLiteStoreOptions, on open: () throws -> Writer) throws
+        -> (entityNumbers: [String: Int], metadata: [String: Any], obsoleteFiles: Set<URL>) {
         let migration = try SQLiteLightweightMigration(match: match, storedNumbers: inspection.entityNumbers, dialect: dialect)
         do {
-            let queue = try DatabaseQueue(path: url.path, configuration: options.configuration(label: "OpenCoreData.Migration"))
-            defer { try? queue.close() }
+            let writer = try open()
+            defer { if let queue = writer as? DatabaseQueue { try? queue.close() } }
             let externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold)
-            let result = try queue.write { db in try migration.run(db, metadata: inspection.metadata, externalData: externalData) }
-            // Only after the commit: a failed step leaves every file the old rows refer to.
+            let result = try writer.write { db in try migration.run(db, metadata: inspection.metadata, externalData: externalData) }
             SQLiteExternalDataWrites(externalData).removeAfterCommit(result.obsoleteFiles)
+            return result
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
