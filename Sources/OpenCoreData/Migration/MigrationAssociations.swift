@@ -3,9 +3,16 @@ import Foundation
 /// An object of a migration's source or destination store, without the object: its entity's
 /// position in the model and its primary key. Sixteen bytes, so the associations of millions
 /// of rows fit in memory where managed objects or their IDs would not.
-struct MigrationObjectKey: Hashable {
+///
+/// Keys order by primary key first: the rows of an entity hierarchy share one table and one
+/// key sequence, so rows read in primary-key order give ascending keys whatever their entity.
+struct MigrationObjectKey: Hashable, Comparable {
     var entity: Int32
     var primaryKey: Int64
+
+    static func < (lhs: MigrationObjectKey, rhs: MigrationObjectKey) -> Bool {
+        (lhs.primaryKey, lhs.entity) < (rhs.primaryKey, rhs.entity)
+    }
 }
 
 /// What a migration associated, per entity mapping: which destination instances were made from
@@ -15,15 +22,22 @@ struct MigrationObjectKey: Hashable {
 /// ``settle(in:)`` gives them permanent IDs before a batch is saved; from then on only keys are kept.
 final class MigrationAssociations {
     fileprivate final class Table {
-        var destinationBySource: [MigrationObjectKey: MigrationObjectKey] = [:]
-        /// Further destinations of a source that has several (a split).
-        var moreDestinations: [MigrationObjectKey: [MigrationObjectKey]] = [:]
-        var sourceByDestination: [MigrationObjectKey: MigrationObjectKey] = [:]
-        /// The destinations in the order they were made, for creating relationships.
-        var destinationOrder: [MigrationObjectKey] = []
+        /// The settled associations, one row each, in the order the destinations were made
+        /// (the order relationships are created in): two columns of keys and their indexes.
+        var sources: [MigrationObjectKey] = []
+        var destinations: [MigrationObjectKey] = []
+        var sourceIndex = MigrationKeyIndex()
+        var destinationIndex = MigrationKeyIndex()
         var pendingBySource: [MigrationObjectKey: [NSManagedObject]] = [:]
         var pendingSources: [ObjectIdentifier: MigrationObjectKey] = [:]
         var pending: [NSManagedObject] = []
+
+        func append(source: MigrationObjectKey, destination: MigrationObjectKey) {
+            sources.append(source)
+            destinations.append(destination)
+            sourceIndex.append(source, row: sources.count - 1, column: sources)
+            destinationIndex.append(destination, row: destinations.count - 1, column: destinations)
+        }
     }
 
     fileprivate var tables: [String: Table] = [:]
@@ -77,13 +91,7 @@ final class MigrationAssociations {
             for destination in table.pending {
                 guard let source = table.pendingSources[ObjectIdentifier(destination)],
                       let key = key(of: destination.objectID, in: model) else { continue }
-                table.sourceByDestination[key] = source
-                table.destinationOrder.append(key)
-                if table.destinationBySource[source] == nil {
-                    table.destinationBySource[source] = key
-                } else {
-                    table.moreDestinations[source, default: []].append(key)
-                }
+                table.append(source: source, destination: key)
             }
             table.pending.removeAll()
             table.pendingBySource.removeAll()
@@ -98,8 +106,8 @@ final class MigrationAssociations {
         guard let table = tables[mapping] else { return [] }
         var found: [NSManagedObject] = []
         let store = context.persistentStoreCoordinator?.persistentStores.first
-        for key in [table.destinationBySource[source]].compactMap({ $0 }) + (table.moreDestinations[source] ?? []) {
-            if let id = objectID(for: key, model: model, store: store) { found.append(context.object(with: id)) }
+        for row in table.sourceIndex.rows(of: source, in: table.sources) {
+            if let id = objectID(for: table.destinations[row], model: model, store: store) { found.append(context.object(with: id)) }
         }
         return found + (table.pendingBySource[source] ?? [])
     }
@@ -107,18 +115,14 @@ final class MigrationAssociations {
     func sourceKey(of destination: NSManagedObject, mapping: String, model: NSManagedObjectModel) -> MigrationObjectKey? {
         guard let table = tables[mapping] else { return nil }
         if let source = table.pendingSources[ObjectIdentifier(destination)] { return source }
-        return key(of: destination.objectID, in: model).flatMap { table.sourceByDestination[$0] }
+        guard let key = key(of: destination.objectID, in: model),
+              let row = table.destinationIndex.rows(of: key, in: table.destinations).first else { return nil }
+        return table.sources[row]
     }
 
-    /// The settled destinations of a mapping, in the order they were made.
-    func destinationKeys(mapping: String) -> [MigrationObjectKey] {
-        tables[mapping]?.destinationOrder ?? []
-    }
-}
-
-extension MigrationAssociations {
-    /// The source of a settled destination.
-    func sourceKey(ofDestination destination: MigrationObjectKey, mapping: String) -> MigrationObjectKey? {
-        tables[mapping]?.sourceByDestination[destination]
+    /// The settled (source, destination) pairs of a mapping, in the order the destinations were made.
+    func settledPairs(mapping: String) -> (sources: [MigrationObjectKey], destinations: [MigrationObjectKey]) {
+        guard let table = tables[mapping] else { return ([], []) }
+        return (table.sources, table.destinations)
     }
 }

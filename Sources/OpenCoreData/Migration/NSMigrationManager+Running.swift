@@ -161,18 +161,15 @@ extension NSMigrationManager {
     /// Runs `body` for each destination instance an entity mapping made, a page at a time, with
     /// their source instances loaded in one query per page.
     private func forEachDestinationInstance(of entityMapping: NSEntityMapping, _ body: (NSManagedObject) throws -> Void) throws {
-        let keys = associations.destinationKeys(mapping: entityMapping.name ?? "")
+        let pairs = associations.settledPairs(mapping: entityMapping.name ?? "")
         let destinationStore = destinationContext.persistentStoreCoordinator?.persistentStores.first
         let sourceStore = sourceContext.persistentStoreCoordinator?.persistentStores.first
         var start = 0
-        while start < keys.count {
-            let page = keys[start..<min(start + Self.batchSize, keys.count)]
-            let ids = page.compactMap { associations.objectID(for: $0, model: destinationModel, store: destinationStore) }
+        while start < pairs.destinations.count {
+            let page = start..<min(start + Self.batchSize, pairs.destinations.count)
+            let ids = pairs.destinations[page].compactMap { associations.objectID(for: $0, model: destinationModel, store: destinationStore) }
             let destinations = destinationContext.batchedFaults(for: ids)
-            let sourceIDs = page.compactMap { key in
-                associations.sourceKey(ofDestination: key, mapping: entityMapping.name ?? "")
-                    .flatMap { associations.objectID(for: $0, model: sourceModel, store: sourceStore) }
-            }
+            let sourceIDs = pairs.sources[page].compactMap { associations.objectID(for: $0, model: sourceModel, store: sourceStore) }
             let sources = sourceContext.batchedFaults(for: sourceIDs)
             for destination in destinations {
                 try body(destination)

@@ -281,6 +281,31 @@ struct MigrationManagerTests {
         }
     }
 
+    @Test("A source fetch sorted against primary-key order still associates every instance: sources read newest first across batches keep their own destinations and relationships")
+    func sourcesOutOfKeyOrder() throws {
+        let source = try Self.sourceStore(authors: 3, books: 900)
+        let mapping = try Self.mapping(policy: nil)
+        let bookMapping = try #require(mapping.entityMappings?.first { $0.name == "BookToBook" })
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Book")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
+        bookMapping.sourceExpression = NSFetchRequestExpression.expression(
+            forFetch: NSExpression(forConstantValue: request),
+            context: NSExpression(forKeyPath: "$manager.sourceContext"), countOnly: false)
+        let destination = TestStoreFiles.newStoreURL()
+        _ = try Self.migrate(source, to: destination, mapping: mapping)
+        let context = try TestModels.sqliteContext(Self.models().1, url: destination)
+        try context.performAndWait {
+            let books = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book"))
+            #expect(books.count == 2_700)
+            for book in books {
+                // "book a.b" belongs to "author a": a wrong association would pair them otherwise.
+                let heading = try #require(book.value(forKey: "heading") as? String)
+                let authorName = (book.value(forKey: "author") as? NSManagedObject)?.value(forKey: "name") as? String
+                #expect(heading.hasPrefix("book ") && authorName == "author " + heading.dropFirst(5).prefix { $0 != "." })
+            }
+        }
+    }
+
     @Test("Tables the model does not describe (Apple's persistent history) are carried into a store rebuilt through a mapping model, with their indexes")
     func historyTablesSurvive() throws {
         let source = try Self.sourceStore()

@@ -34,10 +34,18 @@ extension NSManagedObjectContext {
             let objects = try matchingObjects(request, entity: entity)
             return try DictionaryResults.make(from: objects, request: request, entity: entity).map { $0 as! T }
         }
-        let objects = try matchingObjects(request, entity: entity)
         if resultType == .managedObjectIDResultType {
-            return objects.map { $0.objectID as! T }
+            // The store lists the IDs when no unsaved change can alter them; no object is
+            // registered, so an ID fetch of a million rows costs a million IDs, not objects.
+            if !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
+               let coordinator = persistentStoreCoordinator,
+               let ids = try coordinator.fetchCompleteObjectIDs(StoreFetchRequest(request, entity: entity, paging: true),
+                                                                affectedStores: request.affectedStores) {
+                return ids.map { $0 as! T }
+            }
+            return try matchingObjects(request, entity: entity).map { $0.objectID as! T }
         }
+        let objects = try matchingObjects(request, entity: entity)
         if !request.returnsObjectsAsFaults && request.fetchBatchSize == 0 {
             for object in objects { object.fireFaultIfNeeded() }
         }
