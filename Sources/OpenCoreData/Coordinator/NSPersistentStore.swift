@@ -168,6 +168,16 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Changes the metadata to match what the store itself just wrote to its file, without
+    /// scheduling a write (an app's own unsaved assignment stays pending).
+    package func storeDidWriteMetadata(_ transform: (inout [String: Any]) -> Void) {
+        state.withLock { box in
+            var s = box.value
+            transform(&s.metadata)
+            box = UncheckedBox(s)
+        }
+    }
+
     /// The metadata to write with the next save, and its generation; nil when it is written.
     package func pendingMetadata() -> (metadata: [String: Any], generation: Int)? {
         state.withLock { box in

@@ -54,19 +54,13 @@ package struct ModelMatch {
     package init(source: NSManagedObjectModel, destination: NSManagedObjectModel) throws {
         sourceModel = source
         destinationModel = destination
-        let sourceEntities = source.entitiesByName
+        let origins = try Self.origins(of: destination.orderedEntities(), in: source)
+        let originOf = { (entity: NSEntityDescription) in origins[ObjectIdentifier(entity)] }
         var matches: [EntityMatch] = []
-        var used = Set<ObjectIdentifier>()
         for entity in destination.orderedEntities() {
-            let key = entity.renamingIdentifier ?? entity.name ?? ""
-            let origin = sourceEntities[key]
-            if let origin {
-                guard used.insert(ObjectIdentifier(origin)).inserted else {
-                    throw Self.error("Entities of the destination model both come from the source entity '\(key)'.", entity: entity)
-                }
-            }
-            matches.append(try Self.match(entity, from: origin, sourceEntities: sourceEntities))
+            matches.append(try Self.match(entity, from: originOf(entity), originOf: originOf))
         }
+        let used = Set(origins.values.map(ObjectIdentifier.init))
         entities = matches
         removed = source.orderedEntities().filter { !used.contains(ObjectIdentifier($0)) }
         try checkHierarchies()
@@ -79,12 +73,56 @@ package struct ModelMatch {
 
     // MARK: - Entities
 
+    /// The source entity each destination entity comes from. A renaming identifier names the
+    /// source entity; one naming no source entity is the identifier of an earlier rename that
+    /// a later version kept, so it matches the source entity with the same identifier, and
+    /// otherwise the entity's own name does, as for an entity without one. A source entity is
+    /// claimed once, explicit renames first.
+    private static func origins(of entities: [NSEntityDescription], in source: NSManagedObjectModel) throws -> [ObjectIdentifier: NSEntityDescription] {
+        let byName = source.entitiesByName
+        var origins: [ObjectIdentifier: NSEntityDescription] = [:]
+        var claimed: [ObjectIdentifier: NSEntityDescription] = [:]
+        func claim(_ entity: NSEntityDescription, _ origin: NSEntityDescription?) throws {
+            guard let origin, origins[ObjectIdentifier(entity)] == nil else { return }
+            if let other = claimed[ObjectIdentifier(origin)] {
+                // A plain name match yields to a rename; two renames of one entity are an error.
+                guard entity.renamingIdentifier == nil || other.renamingIdentifier == nil else {
+                    throw Self.error("Entities of the destination model both come from the source entity '\(origin.name ?? "?")'.", entity: entity)
+                }
+                return
+            }
+            claimed[ObjectIdentifier(origin)] = entity
+            origins[ObjectIdentifier(entity)] = origin
+        }
+        for entity in entities {
+            if let identifier = entity.renamingIdentifier { try claim(entity, byName[identifier]) }
+        }
+        for entity in entities {
+            if let identifier = entity.renamingIdentifier { try claim(entity, source.entities.first { $0.renamingIdentifier == identifier }) }
+        }
+        for entity in entities {
+            try claim(entity, byName[entity.name ?? ""])
+        }
+        return origins
+    }
+
+    /// The source property a destination property comes from: the one its renaming identifier
+    /// names, else one with the same identifier (a rename kept from an earlier version), else
+    /// the one with its name.
+    private static func previous<Property: NSPropertyDescription>(of property: Property, in byName: [String: Property]?) -> Property? {
+        guard let byName else { return nil }
+        if let identifier = property.renamingIdentifier {
+            if let named = byName[identifier] { return named }
+            if let kept = byName.values.first(where: { $0.renamingIdentifier == identifier }) { return kept }
+        }
+        return byName[property.name]
+    }
+
     private static func match(_ entity: NSEntityDescription, from origin: NSEntityDescription?,
-                              sourceEntities: [String: NSEntityDescription]) throws -> EntityMatch {
+                              originOf: (NSEntityDescription) -> NSEntityDescription?) throws -> EntityMatch {
         var attributes: [AttributeMatch] = []
         for attribute in entity.attributesByName.values.sorted(by: { $0.name < $1.name }) where attribute.isStored {
-            let key = attribute.renamingIdentifier ?? attribute.name
-            let previous = origin?.attributesByName[key].flatMap { $0.isStored ? $0 : nil }
+            let previous = Self.previous(of: attribute, in: origin?.attributesByName).flatMap { $0.isStored ? $0 : nil }
             if let previous {
                 try checkConvertible(previous, to: attribute, entity: entity)
             } else if origin != nil && !attribute.isOptional && attribute.defaultValue == nil {
@@ -96,11 +134,10 @@ package struct ModelMatch {
         }
         var relationships: [RelationshipMatch] = []
         for relationship in entity.relationshipsByName.values.sorted(by: { $0.name < $1.name }) where relationship.isStored {
-            let key = relationship.renamingIdentifier ?? relationship.name
-            let previous = origin?.relationshipsByName[key].flatMap { $0.isStored ? $0 : nil }
+            let previous = Self.previous(of: relationship, in: origin?.relationshipsByName).flatMap { $0.isStored ? $0 : nil }
             if let previous {
                 let target = relationship.destinationEntity
-                let expected = target.flatMap { sourceEntities[$0.renamingIdentifier ?? $0.name ?? ""] }
+                let expected = target.flatMap(originOf)
                 guard let expected, let previousTarget = previous.destinationEntity,
                       previousTarget === expected || previousTarget.isKindOf(entity: expected) || expected.isKindOf(entity: previousTarget) else {
                     throw error("The relationship '\(relationship.name)' of entity '\(entity.name ?? "?")' points to '\(target?.name ?? "?")', which does not come from '\(previous.destinationEntity?.name ?? "?")', the source relationship's destination.",

@@ -137,6 +137,28 @@ struct InferredMigrationTests {
 
     // MARK: - Inferable changes
 
+    @Test("A renaming identifier a later version keeps (v2 → v3 after a v1 → v2 rename) matches the entity and attribute it was kept on, not nothing")
+    func keptRenamingIdentifiers() throws {
+        let version2 = try Self.version2(Self.renameAuthor)
+        let version3 = try Self.version2 { model in
+            Self.renameAuthor(model)
+            Self.entity(model, "Tag").properties.append(TestModels.attribute("colour", .stringAttributeType))
+        }
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: version2, destinationModel: version3)
+        let writer = try #require(mapping.entityMappings?.first { $0.destinationEntityName == "Writer" })
+        #expect(writer.sourceEntityName == "Writer")
+        let fullName = try #require(writer.attributeMappings?.first { $0.name == "fullName" })
+        #expect(fullName.valueExpression?.description.contains("fullName") == true)
+        // The same models with the identifiers lost (as a store's Z_MODELCACHE may give them) match by name.
+        let forgetful = try Self.version2(Self.renameAuthor)
+        for entity in forgetful.entities {
+            entity.renamingIdentifier = nil
+            for property in entity.properties { property.renamingIdentifier = nil }
+        }
+        let byName = try NSMappingModel.inferredMappingModel(forSourceModel: forgetful, destinationModel: version3)
+        #expect(byName.entityMappings?.first { $0.destinationEntityName == "Writer" }?.sourceEntityName == "Writer")
+    }
+
     @Test("Renaming an entity and an attribute through renaming identifiers keeps rows, keys and relationships")
     func renames() throws {
         let (context, _) = try Self.migrated(Self.renameAuthor)

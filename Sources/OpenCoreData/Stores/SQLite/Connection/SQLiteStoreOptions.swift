@@ -21,6 +21,9 @@ package struct SQLiteStoreOptions {
     package var migratesAutomatically = false
     /// `NSInferMappingModelAutomaticallyOption`: infer the mapping when no mapping model is given.
     package var infersMappingModel = false
+    /// `NSPersistentStoreDeferredLightweightMigrationOptionKey`: a lightweight migration leaves
+    /// dropping the old tables to `finishDeferredLightweightMigration()`.
+    package var defersLightweightCleanup = false
     /// `OCDExternalBinaryDataThresholdOption`: values of external-storage attributes larger than
     /// this many bytes are written to files beside the store.
     package var externalDataThreshold = SQLiteExternalData.defaultThreshold
@@ -37,6 +40,7 @@ package struct SQLiteStoreOptions {
         ignoresVersionHashes = readOnly && (Self.bool(options[OCDReadOnlyIgnoringVersionHashesOption]) ?? false)
         migratesAutomatically = Self.bool(options[NSMigratePersistentStoresAutomaticallyOption]) ?? false
         infersMappingModel = Self.bool(options[NSInferMappingModelAutomaticallyOption]) ?? false
+        defersLightweightCleanup = Self.bool(options[NSPersistentStoreDeferredLightweightMigrationOptionKey]) ?? false
         if let threshold = options[OCDExternalBinaryDataThresholdOption] {
             guard let bytes = AttributeConversion.double(threshold), bytes >= 0, let value = Int(exactly: bytes.rounded(.down)) else {
                 throw CoreDataError.make(NSCoreDataError, "OCDExternalBinaryDataThresholdOption must be a number of bytes (0 or more), not '\(threshold)'.")

@@ -88,8 +88,13 @@ struct SQLiteLightweightMigration {
     /// the external-data files no row refers to any more (to remove once the migration has
     /// committed: values of removed attributes and entities). Markers stay in the rows; values of
     /// attributes that no longer allow external storage are put back into their rows.
-    func run(_ db: Database, metadata: [String: Any], externalData: SQLiteExternalData? = nil) throws
+    ///
+    /// With `defersCleanup` the old tables are kept under `SQLiteDeferredCleanup.tablePrefix`
+    /// names and listed in the metadata, to drop later; clean-up an earlier deferred migration
+    /// left is done first either way.
+    func run(_ db: Database, metadata: [String: Any], externalData: SQLiteExternalData? = nil, defersCleanup: Bool = false) throws
         -> (entityNumbers: [String: Int], metadata: [String: Any], obsoleteFiles: Set<URL>) {
+        _ = try SQLiteDeferredCleanup.drop(SQLiteDeferredCleanup.pendingTables(in: metadata), limit: nil, dialect: dialect, db)
         let sourceTables = try (source.tables.map(\.name) + source.joinTables.map(\.name)).filter { try db.tableExists($0) }
         let previousKeys = try primaryKeyRows(db)
         try dropIndexesAndTriggers(on: sourceTables, db)
@@ -114,15 +119,21 @@ struct SQLiteLightweightMigration {
                 obsoleteFiles = before.subtracting(try settleExternalData(externalData, db))
             }
         }
+        var deferred: [String] = []
         for table in sourceTables {
-            try execute(db, SQLSchemaChange.dropTable(Self.asidePrefix + table).sql(in: dialect))
+            if defersCleanup {
+                deferred.append(SQLiteDeferredCleanup.tablePrefix + table)
+                try execute(db, SQLSchemaChange.renameTable(Self.asidePrefix + table, to: SQLiteDeferredCleanup.tablePrefix + table).sql(in: dialect))
+            } else {
+                try execute(db, SQLSchemaChange.dropTable(Self.asidePrefix + table).sql(in: dialect))
+            }
         }
         for statement in destination.indexStatements(in: dialect) {
             try execute(db, statement)
         }
         try createDerivedAttributeTriggers(db)
         let numbers = try rewritePrimaryKeys(previousKeys, db)
-        var updated = metadata
+        var updated = SQLiteDeferredCleanup.metadata(metadata, pending: deferred)
         for (key, value) in SQLiteMetadata.initial(for: match.destinationModel) { updated[key] = value }
         let plist = try SQLiteMetadata.encode(updated.filter { !SQLiteMetadata.columnKeys.contains($0.key) })
         try execute(db, SQLiteStore.bookkeeping.updateMetadata, [plist, SQLBookkeepingStatements.metadataVersion])

@@ -62,7 +62,9 @@ extension SQLiteStore {
                     for object in objects {
                         let type: String = object["type"], name: String = object["name"], table: String = object["tbl_name"], sql: String = object["sql"]
                         let upper = table.uppercased()
-                        guard !upper.hasPrefix("SQLITE_"), !modelled.contains(upper), !present.contains(upper) else { continue }
+                        // Old tables a deferred migration has not dropped yet are not carried over.
+                        guard !upper.hasPrefix("SQLITE_"), !upper.hasPrefix(SQLiteDeferredCleanup.tablePrefix), !modelled.contains(upper),
+                              !present.contains(upper) else { continue }
                         if type == "table" {
                             try db.execute(sql: sql)
                             try db.execute(sql: "INSERT INTO main.\(name.quotedDatabaseIdentifier) SELECT * FROM old.\(name.quotedDatabaseIdentifier)")
@@ -155,7 +157,8 @@ extension SQLiteStore {
             let writer = try open()
             defer { if let queue = writer as? DatabaseQueue { try? queue.close() } }
             let externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold)
-            let result = try writer.write { db in try migration.run(db, metadata: inspection.metadata, externalData: externalData) }
+            let result = try writer.write { db in try migration.run(db, metadata: inspection.metadata, externalData: externalData,
+                                                                          defersCleanup: options.defersLightweightCleanup) }
             SQLiteExternalDataWrites(externalData).removeAfterCommit(result.obsoleteFiles)
             return result
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
