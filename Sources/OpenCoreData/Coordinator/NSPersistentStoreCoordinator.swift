@@ -17,6 +17,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         var contexts: [ObjectIdentifier: WeakContext] = [:]
         var rowCache: [ObjectKey: CachedRow] = [:]
         var name: String?
+        /// Watchers of store files added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
+        var changeMonitors: [ObjectIdentifier: SQLiteChangeMonitor] = [:]
     }
     private let state = Mutex(State())
 
@@ -54,7 +56,18 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         let store = try makeStore(ofType: storeType, configuration: configuration, at: storeURL, options: options)
         store.persistentStoreCoordinator = self
-        state.withLock { $0.stores.append(store) }
+        let monitor: SQLiteChangeMonitor?
+        do {
+            monitor = try startRemoteChangeMonitoring(store)
+        } catch {
+            store.backend.close()
+            throw CoreDataError.make(NSPersistentStoreOpenError, "Cannot watch the store \(storeURL?.path ?? "") for remote changes: \(error)",
+                                     userInfo: [NSUnderlyingErrorKey: error as NSError])
+        }
+        state.withLock { state in
+            state.stores.append(store)
+            if let monitor { state.changeMonitors[ObjectIdentifier(store)] = monitor }
+        }
         postStoresDidChange(added: [store])
         return store
     }
@@ -83,15 +96,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         if store.persistentStoreCoordinator === self {
             NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
         }
-        let removed = state.withLock { state -> Bool in
-            guard let index = state.stores.firstIndex(where: { $0 === store }) else { return false }
+        let removed = state.withLock { state -> (Bool, SQLiteChangeMonitor?) in
+            guard let index = state.stores.firstIndex(where: { $0 === store }) else { return (false, nil) }
             state.stores.remove(at: index)
             state.rowCache = state.rowCache.filter { $0.value.snapshot.objectID.storeHandle !== store.handle }
-            return true
+            return (true, state.changeMonitors.removeValue(forKey: ObjectIdentifier(store)))
         }
-        guard removed else {
+        guard removed.0 else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The store \(store) does not belong to this coordinator.")
         }
+        removed.1?.stop()
         store.backend.close()
         store.persistentStoreCoordinator = nil
         postStoresDidChange(removed: [store])

@@ -21,7 +21,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     let externalData: SQLiteExternalData
     private let poolState: Mutex<DatabasePool?>
     /// Where a read-only store is read from; its private copy, if any, is removed on close.
-    private let readOnlyLocation: SQLiteReadOnlyLocation?
+    let readOnlyLocation: SQLiteReadOnlyLocation?
 
     struct Caches: @unchecked Sendable {
         // @unchecked: the values are immutable decoders/plans built from a frozen model.

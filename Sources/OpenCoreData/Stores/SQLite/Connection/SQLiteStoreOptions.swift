@@ -99,7 +99,7 @@ package struct SQLiteStoreOptions {
         return configuration
     }
 
-    private static func bool(_ value: Any?) -> Bool? {
+    static func bool(_ value: Any?) -> Bool? {
         switch value {
         case let bool as Bool: return bool
         case let number as NSNumber: return number.boolValue
