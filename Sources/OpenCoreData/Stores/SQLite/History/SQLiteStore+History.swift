@@ -8,8 +8,11 @@ extension SQLiteStore: HistoryStoreBackend {
     /// and they were created now. A store that has them is not altered and keeps recording even
     /// without the option (Apple would open it read-only instead; docs/Deviations.md).
     static func preparedHistoryTables(_ pool: DatabasePool, options: SQLiteStoreOptions) throws -> Bool {
-        if try pool.read(SQLiteHistoryTables.exist) { return true }
-        guard options.tracksHistory, !options.readOnly else { return false }
+        if options.readOnly { return try pool.read(SQLiteHistoryTables.exist) }
+        // Checked on the writer: opening a reader connection here would keep the -wal file
+        // after close (a read-only reader does not remove it when it closes last).
+        if try pool.writeWithoutTransaction(SQLiteHistoryTables.exist) { return true }
+        guard options.tracksHistory else { return false }
         try pool.write(SQLiteHistoryTables.create)
         return true
     }
