@@ -378,6 +378,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             if let generation = pendingMetadata[ObjectIdentifier(store)] { store.metadataWasSaved(generation: generation) }
             result.permanentIDs.merge(partial.permanentIDs)
             result.derivedValueChanges += partial.derivedValueChanges
+            result.historyTransactionNumbers.merge(partial.historyTransactionNumbers) { _, new in new }
         }
         return result
     }

@@ -183,6 +183,9 @@ package struct StoreSaveResult {
     /// Rows whose derived attributes the store recomputed while saving (SQLite triggers); the
     /// row cache drops them so the next read sees the stored values.
     package var derivedValueChanges: [NSManagedObjectID] = []
+    /// The persistent-history transaction each store recorded for the save, by store identifier
+    /// (empty when no store keeps history).
+    package var historyTransactionNumbers: [String: Int64] = [:]
     package init() {}
 }
 

@@ -148,7 +148,7 @@ extension NSManagedObjectContext {
         let insertedIDs = Set(insertedObjects.map(\.objectID))
         let updatedIDs = Set(updatedObjects.map(\.objectID))
         let deletedIDs = Set(deletedObjects.map(\.objectID))
-        let userInfo: [AnyHashable: Any] = [
+        var userInfo: [AnyHashable: Any] = [
             NSInsertedObjectsKey: Set(insertedObjects),
             NSUpdatedObjectsKey: Set(updatedObjects),
             NSDeletedObjectsKey: Set(deletedObjects),
@@ -156,9 +156,15 @@ extension NSManagedObjectContext {
             NSUpdatedObjectIDsKey: updatedIDs,
             NSDeletedObjectIDsKey: deletedIDs,
         ]
+        var idInfo: [AnyHashable: Any] = [NSInsertedObjectIDsKey: insertedIDs, NSUpdatedObjectIDsKey: updatedIDs, NSDeletedObjectIDsKey: deletedIDs]
+        // Stores that track history name the transaction this save recorded (Apple's "historyToken").
+        if !result.historyTransactionNumbers.isEmpty {
+            let token = NSPersistentHistoryToken(transactionNumbers: result.historyTransactionNumbers)
+            userInfo[NSPersistentHistoryTokenKey] = token
+            idInfo[NSPersistentHistoryTokenKey] = token
+        }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
-        NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
-                                        userInfo: [NSInsertedObjectIDsKey: insertedIDs, NSUpdatedObjectIDsKey: updatedIDs, NSDeletedObjectIDsKey: deletedIDs])
+        NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self, userInfo: idInfo)
         persistentStoreCoordinator?.contextDidSave(self, changes: SavedChanges(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs))
     }
 

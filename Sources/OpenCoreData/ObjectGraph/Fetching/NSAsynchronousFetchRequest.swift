@@ -114,12 +114,13 @@ extension NSAsynchronousFetchRequest: ExecutableStoreRequest {
 extension NSManagedObjectContext {
     /// Passes a request to the stores without going through the context's objects.
     ///
-    /// Runs `NSAsynchronousFetchRequest`s; other request types throw
+    /// Runs `NSAsynchronousFetchRequest`s and `NSPersistentHistoryChangeRequest`s; other request types throw
     /// `NSPersistentStoreUnsupportedRequestTypeError` naming the type.
     ///
     /// Mirrors <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/execute(_:)>.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        if let history = request as? NSPersistentHistoryChangeRequest { return try executeHistoryRequest(history) }
         guard let executable = request as? ExecutableStoreRequest else {
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
                                      "The stores do not support requests of type \(type(of: request)) yet.")

@@ -110,6 +110,8 @@ extension SQLiteStore {
             let map = result.permanentIDs
             func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map.resolve(id) }
             func resolved(_ values: StoreValues) -> StoreValues { map.remapped(values) }
+            // Built before the deletes: a deleted row's preserved values are read from it.
+            let historyRows = keepsHistory ? try historyChanges(request, permanentIDs: map, db: db, store: store) : []
 
             try writeDeletes(request.deleted, files: files, db: db)
             var relationshipWork: [(plan: SQLiteWritePlan, key: Int64, values: StoreValues, slots: Set<Int>?)] = []
@@ -152,6 +154,10 @@ extension SQLiteStore {
             }
             for work in relationshipWork {
                 try writeRelationships(plan: work.plan, key: work.key, values: work.values, changedSlots: work.slots, db: db)
+            }
+            if keepsHistory, let number = try SQLiteHistoryRecorder.record(
+                HistoryTransactionInfo(author: request.transactionAuthor, contextName: request.contextName), changes: historyRows, db: db) {
+                result.historyTransactionNumbers[store.identifier] = number
             }
             result.derivedValueChanges = derivedReports.drain().compactMap { row in
                 schema.entity(number: Int(row.entityNumber)).map { NSManagedObjectID(entity: $0, primaryKey: row.primaryKey, handle: reference) }

@@ -19,6 +19,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     let derivedReports: SQLiteDerivedValueReports
     /// The folder of values stored outside their rows, and the threshold for writing there.
     let externalData: SQLiteExternalData
+    /// Whether the file has Apple's persistent-history tables: every save then records a
+    /// transaction in them, whether or not `NSPersistentHistoryTrackingKey` was given.
+    let keepsHistory: Bool
     private let poolState: Mutex<DatabasePool?>
     /// Where a read-only store is read from; its private copy, if any, is removed on close.
     let readOnlyLocation: SQLiteReadOnlyLocation?
@@ -49,8 +52,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     }
 
     private init(url: URL, schema: SQLStoreSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?,
-                 derivedReports: SQLiteDerivedValueReports) {
+                 derivedReports: SQLiteDerivedValueReports, keepsHistory: Bool) {
         self.url = url
+        self.keepsHistory = keepsHistory
         self.derivedReports = derivedReports
         self.readOnlyLocation = readOnlyLocation
         self.schema = schema
@@ -146,8 +150,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             if !options.readOnly, let inspection, !inspection.isEmpty {
                 try installMissingDerivedTriggers(pool, schema: schema)
             }
+            let keepsHistory = try preparedHistoryTables(pool, options: options)
             let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation,
-                                    derivedReports: reports)
+                                    derivedReports: reports, keepsHistory: keepsHistory)
             let identifier = uuid ?? UUID().uuidString
             metadata[NSStoreUUIDKey] = identifier
             metadata[NSStoreTypeKey] = NSSQLiteStoreType

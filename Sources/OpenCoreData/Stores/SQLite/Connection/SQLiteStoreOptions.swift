@@ -27,6 +27,9 @@ package struct SQLiteStoreOptions {
     /// `OCDExternalBinaryDataThresholdOption`: values of external-storage attributes larger than
     /// this many bytes are written to files beside the store.
     package var externalDataThreshold = SQLiteExternalData.defaultThreshold
+    /// `NSPersistentHistoryTrackingKey`: create Apple's history tables if the store lacks them
+    /// and record every save (a store that has them records history either way).
+    package var tracksHistory = false
 
     /// The default busy timeout, in seconds.
     package static let defaultBusyTimeout: TimeInterval = 10
@@ -41,6 +44,7 @@ package struct SQLiteStoreOptions {
         migratesAutomatically = Self.bool(options[NSMigratePersistentStoresAutomaticallyOption]) ?? false
         infersMappingModel = Self.bool(options[NSInferMappingModelAutomaticallyOption]) ?? false
         defersLightweightCleanup = Self.bool(options[NSPersistentStoreDeferredLightweightMigrationOptionKey]) ?? false
+        tracksHistory = Self.bool(options[NSPersistentHistoryTrackingKey]) ?? false
         if let threshold = options[OCDExternalBinaryDataThresholdOption] {
             guard let bytes = AttributeConversion.double(threshold), bytes >= 0, let value = Int(exactly: bytes.rounded(.down)) else {
                 throw CoreDataError.make(NSCoreDataError, "OCDExternalBinaryDataThresholdOption must be a number of bytes (0 or more), not '\(threshold)'.")
