@@ -4,7 +4,8 @@ extension Notification.Name {
     /// Posted by a coordinator, when its store was added with
     /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`, after every commit to the store's
     /// file — by this coordinator, another one, or another process. The object is the
-    /// coordinator; `userInfo` holds `NSStoreUUIDKey` and `NSPersistentStoreURLKey`.
+    /// coordinator; `userInfo` holds `NSStoreUUIDKey`, `NSPersistentStoreURLKey` and, when the
+    /// store keeps persistent history, `NSPersistentHistoryTokenKey`.
     ///
     /// Mirrors <https://developer.apple.com/documentation/foundation/nsnotification/name/nspersistentstoreremotechange>.
     /// On Linux commits are found by polling the file every 50 ms (see docs/RemoteChanges.md).
@@ -31,6 +32,8 @@ extension NSPersistentStoreCoordinator {
     private func postRemoteChange(for store: NSPersistentStore) {
         var userInfo: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier ?? ""]
         if let url = store.url { userInfo[NSPersistentStoreURLKey] = url }
+        // With persistent history, the token of the latest transaction, to fetch the history after.
+        if let token = currentPersistentHistoryToken(fromStores: [store]) { userInfo[NSPersistentHistoryTokenKey] = token }
         NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: self, userInfo: userInfo)
     }
 }

@@ -70,6 +70,28 @@ struct RemoteChangeTests {
         #expect(info[NSPersistentStoreURLKey] == url.description)
     }
 
+    @Test("With persistent history the notification carries the token of the latest transaction, and the history after an earlier token holds the other coordinator's save")
+    func historyToken() throws {
+        let url = TestStoreFiles.newStoreURL()
+        let tracked: [AnyHashable: Any] = Self.posting.merging([NSPersistentHistoryTrackingKey: true]) { $1 }
+        let watching = try M.sqliteContext(M.personModel(), url: url, options: tracked)
+        let coordinator = try #require(watching.persistentStoreCoordinator)
+        try Self.insertAndSave(watching, name: "Ada")
+        let before = try #require(coordinator.currentPersistentHistoryToken(fromStores: nil))
+        let recorder = Recorder(coordinator)
+        let writer = try M.sqliteContext(M.personModel(), url: url, options: [NSPersistentHistoryTrackingKey: true])
+        writer.transactionAuthor = "importer"
+        try Self.insertAndSave(writer, name: "Grace")
+        #expect(recorder.wait(forAtLeast: 1))
+        let posted = recorder.received.infos.withLock { $0.last?[NSPersistentHistoryTokenKey] }
+        #expect(posted != nil && posted == coordinator.currentPersistentHistoryToken(fromStores: nil).map { "\($0)" })
+        try watching.performAndWait {
+            let result = try watching.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: before)) as? NSPersistentHistoryResult
+            let transactions = result?.result as? [NSPersistentHistoryTransaction] ?? []
+            #expect(transactions.map(\.author) == ["importer"])
+        }
+    }
+
     @Test("The coordinator's own saves are posted too (every write to the store)")
     func ownSave() throws {
         let context = try M.sqliteContext(M.personModel(), options: Self.posting)
