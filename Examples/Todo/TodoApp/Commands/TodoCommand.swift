@@ -19,10 +19,11 @@ public struct TodoCommand: AsyncParsableCommand {
               todo tag rename errands chores
               todo export --output todos.json
               todo import todos.json --store /tmp/copy.sqlite
+              todo watch
             """,
         subcommands: [
             Add.self, List.self, Done.self, Undone.self, Edit.self, Delete.self,
-            TagCommand.self, LocationCommand.self, Export.self, Import.self, Stats.self,
+            TagCommand.self, LocationCommand.self, Export.self, Import.self, Stats.self, Watch.self,
         ]
     )
 
@@ -42,10 +43,11 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON (for scripts) instead of a table.")
     var json = false
 
-    /// The container over `--store`, or the default store.
-    func makeContainer() throws -> NSPersistentContainer {
+    /// The container over `--store`, or the default store; `watchingRemoteChanges` asks its
+    /// coordinator to post `NSPersistentStoreRemoteChange` for other processes' commits.
+    func makeContainer(watchingRemoteChanges: Bool = false) throws -> NSPersistentContainer {
         let url = store.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? TodoPersistence.defaultStoreURL
-        return try TodoPersistence.makeContainer(storeURL: url)
+        return try TodoPersistence.makeContainer(storeURL: url, watchingRemoteChanges: watchingRemoteChanges)
     }
 
     /// Prints `value` as JSON when `--json` is set, or else the text.

@@ -12,15 +12,25 @@ public enum TodoPersistence {
 
     /// A container with its store loaded.
     ///
-    /// - Parameter storeURL: The SQLite file (created with its folder when missing), or nil for an
-    ///   in-memory store.
+    /// A SQLite store keeps persistent history, so `todo watch` in another process can show what
+    /// each command changed.
+    ///
+    /// - Parameters:
+    ///   - storeURL: The SQLite file (created with its folder when missing), or nil for an
+    ///     in-memory store.
+    ///   - watchingRemoteChanges: Whether the coordinator posts `NSPersistentStoreRemoteChange`
+    ///     after other processes' commits.
     /// - Throws: `TodoAppError` naming the store when it can't be opened.
-    public static func makeContainer(storeURL: URL?) throws -> NSPersistentContainer {
+    public static func makeContainer(storeURL: URL?, watchingRemoteChanges: Bool = false) throws -> NSPersistentContainer {
         let container = try NSPersistentContainer(loadingModelNamed: "Todo", in: [Bundle.module])
         container.managedObjectModel.registerManagedObjectClasses([TodoEntity.self, TagEntity.self, LocationEntity.self])
         let description: NSPersistentStoreDescription
         if let storeURL {
             description = NSPersistentStoreDescription(url: storeURL)
+            description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
+            if watchingRemoteChanges {
+                description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey)
+            }
         } else {
             description = NSPersistentStoreDescription()
             description.type = NSInMemoryStoreType
