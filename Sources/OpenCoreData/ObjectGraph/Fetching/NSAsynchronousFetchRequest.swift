@@ -114,12 +114,22 @@ extension NSAsynchronousFetchRequest: ExecutableStoreRequest {
 extension NSManagedObjectContext {
     /// Passes a request to the stores without going through the context's objects.
     ///
-    /// Runs `NSAsynchronousFetchRequest`s; other request types throw
+    /// Runs `NSAsynchronousFetchRequest`s and the batch requests (`NSBatchInsertRequest`,
+    /// `NSBatchUpdateRequest`, `NSBatchDeleteRequest`; SQLite stores only, others throw
+    /// `NSPersistentStoreUnsupportedRequestTypeError`). `NSSaveChangesRequest`s are always
+    /// rejected, as Apple documents; save with `save()`. Other request types throw
     /// `NSPersistentStoreUnsupportedRequestTypeError` naming the type.
     ///
     /// Mirrors <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/execute(_:)>.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        if let batch = request as? BatchStoreRequest {
+            return try batch.run(in: self)
+        }
+        if request is NSSaveChangesRequest {
+            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
+                                     "execute(_:) does not run NSSaveChangesRequest; call save() on the context instead.")
+        }
         guard let executable = request as? ExecutableStoreRequest else {
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
                                      "The stores do not support requests of type \(type(of: request)) yet.")
