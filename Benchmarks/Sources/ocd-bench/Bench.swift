@@ -23,6 +23,7 @@ struct Sizes {
     var w9Rows = 1_000_000
     var w10Rows = 100_000
     var w10Lookups = 10_000
+    var w12Rows = 1_000_000
 
     static let full = Sizes()
 
@@ -36,7 +37,8 @@ struct Sizes {
         w7Children: 2_000,
         w8Existing: 1_000, w8Inserts: 2_000, w8Updates: 200, w8Deletes: 200,
         w9Rows: 20_000,
-        w10Rows: 5_000, w10Lookups: 20)
+        w10Rows: 5_000, w10Lookups: 20,
+        w12Rows: 5_000)
 }
 
 /// What every workload gets: options, sizes and the fixture folder.
