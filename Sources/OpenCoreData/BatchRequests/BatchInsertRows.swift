@@ -58,6 +58,22 @@ struct BatchInsertRows {
         return values
     }
 
+    /// The store row of a dictionary a `dictionaryHandler` filled in (read without copying it
+    /// into a Swift dictionary first); a key that is not a string fails the request.
+    func row(_ dictionary: NSDictionary, index: Int) throws -> StoreValues {
+        var values = template
+        for (key, value) in dictionary {
+            guard let key = key as? String else {
+                throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(entity.name ?? "?")' has a key that is not a string: \(key).",
+                                 key: "\(key)", index: index)
+            }
+            let slot = try attributeSlot(key, index: index)
+            values[slot] = try storeValue(value, slot: slot, key: key, index: index)
+        }
+        try checkMandatory(values, index: index)
+        return values
+    }
+
     /// The store row of an object a `managedObjectHandler` filled in; relationships must be empty.
     func row(of object: NSManagedObject, index: Int) throws -> StoreValues {
         var values = object.currentStoreValues()

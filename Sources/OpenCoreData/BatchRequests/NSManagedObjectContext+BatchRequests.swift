@@ -65,15 +65,7 @@ extension NSBatchInsertRequest: BatchStoreRequest {
                 let dictionary = NSMutableDictionary()
                 if handler(dictionary) { return nil }
                 defer { index += 1 }
-                var row: [String: Any] = [:]
-                for (key, value) in dictionary {
-                    guard let key = key as? String else {
-                        throw CoreDataError.make(NSCoreDataError, "Row \(index) of the batch insert into '\(entity.name ?? "?")' has a key that is not a string: \(key).",
-                                                 userInfo: [OCDBatchRowIndexErrorKey: index])
-                    }
-                    row[key] = value
-                }
-                return try rows.row(row, index: index)
+                return try rows.row(dictionary, index: index)
             }
         } else if let handler = managedObjectHandler {
             let type = ClassRegistry.shared.objectClass(for: entity)

@@ -29,6 +29,9 @@ package struct StoreBatchChanges: Sendable {
 
     package private(set) var groups: [Group] = []
     private var groupIndex: [GroupKey: Int] = [:]
+    /// The group of the last row recorded: a batch records runs of rows of one group, and this
+    /// spares hashing the group key (its property names) once per row.
+    private var lastGroup: Int?
 
     private struct GroupKey: Hashable {
         let kind: Kind
@@ -42,11 +45,18 @@ package struct StoreBatchChanges: Sendable {
     /// Records one changed row.
     package mutating func append(_ kind: Kind, entity: NSEntityDescription, primaryKey: Int64, updatedProperties: [String] = [],
                                  isSideEffect: Bool = false) {
+        if let last = lastGroup, groups[last].kind == kind, groups[last].entity === entity, groups[last].isSideEffect == isSideEffect,
+           groups[last].updatedProperties == updatedProperties {
+            groups[last].primaryKeys.append(primaryKey)
+            return
+        }
         let key = GroupKey(kind: kind, entity: ObjectIdentifier(entity), properties: updatedProperties, isSideEffect: isSideEffect)
         if let index = groupIndex[key] {
+            lastGroup = index
             groups[index].primaryKeys.append(primaryKey)
         } else {
             groupIndex[key] = groups.count
+            lastGroup = groups.count
             groups.append(Group(kind: kind, entity: entity, updatedProperties: updatedProperties, isSideEffect: isSideEffect,
                                 primaryKeys: [primaryKey]))
         }
