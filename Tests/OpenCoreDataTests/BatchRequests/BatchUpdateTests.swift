@@ -115,3 +115,24 @@ extension BatchRequestTests {
         #expect(conflict?.code == NSManagedObjectMergeError)
     }
 }
+
+extension BatchRequestTests {
+    @Test("Batch update of an attribute that allows external storage: the old files are removed after the commit, the new value reads back, and an expression over the row is refused")
+    func updateExternalData() throws {
+        let context = try Self.open()
+        let big = Data(repeating: 3, count: 4000)
+        try Self.save(context, "Item", [["name": "a", "payload": big], ["name": "b", "payload": big]])
+        let folder = Self.url(context).deletingLastPathComponent().appendingPathComponent(".Store_SUPPORT/_EXTERNAL_DATA")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 2)
+        let replacement = Data(repeating: 4, count: 5000)
+        let request = NSBatchUpdateRequest(entityName: "Item")
+        request.propertiesToUpdate = ["payload": replacement]
+        _ = try Self.execute(context, request, as: NSBatchUpdateResult.self)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        let fresh = try Self.open(url: Self.url(context))
+        #expect(try Self.fetch(fresh, "Item").map { item in fresh.performAndWait { item.value(forKey: "payload") as? Data } } == [replacement, replacement])
+        let copy = NSBatchUpdateRequest(entityName: "Item")
+        copy.propertiesToUpdate = ["payload": NSExpression(forKeyPath: "payload")]
+        #expect(Self.error { _ = try context.performAndWait { try context.execute(copy) } }?.userInfo[NSValidationKeyErrorKey] as? String == "payload")
+    }
+}

@@ -39,9 +39,14 @@ extension SQLiteStore {
             var value: SQLFragment
             switch assignment.value {
             case .constant(let constant):
-                value = try boundValue(constant, of: attribute, files: files)
+                value = boundValue(constant)
             case .expression(let expression):
-                value = try loweredValue(expression, of: attribute, entityName: entityName, state: &state, files: files)
+                value = try loweredValue(expression, of: attribute, entityName: entityName, state: &state)
+                if SQLiteExternalData.isExternal(attribute), !expression.node.isConstant(bound: []) {
+                    // A copied column may hold a reference to another row's file.
+                    throw Self.batchError("The batch update of '\(entityName)' sets '\(attribute.name)', which allows external storage, to an expression over the row; only constants can be stored there.",
+                                          userInfo: [NSValidationKeyErrorKey: attribute.name])
+                }
             }
             if SQLiteExternalData.isExternal(attribute) { externalColumns.append(column.name) }
             if attribute.attributeType == .floatAttributeType {
@@ -66,18 +71,16 @@ extension SQLiteStore {
         }
     }
 
-    /// A constant as a bound parameter (written to an external file when it is large enough).
-    private func boundValue(_ constant: StoreValue, of attribute: NSAttributeDescription, files: SQLiteExternalDataWrites) throws -> SQLFragment {
-        var value = constant
-        if SQLiteExternalData.isExternal(attribute) {
-            value = try files.externalized([constant], slots: [0])[0]
-        }
-        return Self.dialect.parameter(SQLValueCoding.value(value))
+    /// A constant as a bound parameter. A value of an attribute that allows external storage
+    /// stays in the rows: one file shared by every updated row would be removed with the first
+    /// of them to be deleted or changed (reads take a BLOB in the row as the value itself).
+    private func boundValue(_ constant: StoreValue) -> SQLFragment {
+        Self.dialect.parameter(SQLValueCoding.value(constant))
     }
 
     /// An expression lowered to SQL over the updated row; its kind must suit the attribute.
     private func loweredValue(_ expression: NSExpression, of attribute: NSAttributeDescription, entityName: String,
-                              state: inout SQLTranslationState, files: SQLiteExternalDataWrites) throws -> SQLFragment {
+                              state: inout SQLTranslationState) throws -> SQLFragment {
         let lowered: SQLOperand
         do {
             lowered = try expression.node.lower(&state)
@@ -93,7 +96,7 @@ extension SQLiteStore {
                 throw Self.batchError("The value \(expression) is a \(AttributeConversion.typeName(of: raw)), not a value of the \(type.xmlName) attribute '\(attribute.name)' of '\(entityName)'.",
                                       userInfo: [NSValidationKeyErrorKey: attribute.name])
             }
-            return try boundValue(converted, of: attribute, files: files)
+            return boundValue(converted)
         case .scalar(let scalar):
             guard let wanted = SQLValueKind(attributeType: attribute.attributeType), wanted.isComparable(with: scalar.kind) else {
                 throw Self.batchError("The value \(expression) does not suit the \(attribute.attributeType.xmlName) attribute '\(attribute.name)' of '\(entityName)'.",
