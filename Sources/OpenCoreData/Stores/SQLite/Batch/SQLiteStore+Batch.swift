@@ -44,14 +44,14 @@ extension SQLiteStore {
         // Persistent history (issue #17 Must 5) writes its transaction and change rows here.
     }
 
-    /// Adds the rows the derived-attribute triggers recomputed (another entity's `@count`, a
-    /// row's own derived value) as updates of their derived attributes, unless the request
-    /// already inserted or deleted them.
+    /// Adds the rows the derived-attribute triggers recomputed (another entity's `@count`) as
+    /// side-effect updates of their derived attributes, unless the request already recorded them
+    /// (a row's own derived value recomputed as it was inserted, updated or deleted).
     private func noteDerivedValueChanges(into changes: inout StoreBatchChanges) {
         let reported = derivedReports.drain()
         guard !reported.isEmpty else { return }
         var written = Set<SQLiteDerivedValueReports.Row>()
-        for group in changes.groups where group.kind != .update {
+        for group in changes.groups {
             let number = Int64(schema.entityNumber(of: group.entity))
             for key in group.primaryKeys { written.insert(.init(entityNumber: number, primaryKey: key)) }
         }
