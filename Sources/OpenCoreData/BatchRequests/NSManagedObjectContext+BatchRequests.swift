@@ -145,8 +145,12 @@ extension NSBatchUpdateRequest: BatchStoreRequest {
     /// A value of `propertiesToUpdate`: an expression for the store to evaluate, or a constant
     /// converted to the attribute's type here.
     private func updateValue(_ value: Any, attribute: NSAttributeDescription, entityName: String) throws -> StoreBatchUpdate.Assignment.Value {
+        var value = value
         if let expression = value as? NSExpression {
-            return .expression(expression)
+            guard expression.node.isConstant(bound: []) else { return .expression(expression) }
+            // A constant expression (`now()`, a literal) is evaluated once, here, like a constant.
+            var evaluation = EvaluationContext()
+            value = ExpressionEvaluator.value(of: expression.node, object: nil, context: &evaluation) ?? NSNull()
         }
         let type = attribute.attributeType
         if type == .transformableAttributeType {

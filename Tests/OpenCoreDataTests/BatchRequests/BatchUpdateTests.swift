@@ -136,3 +136,21 @@ extension BatchRequestTests {
         #expect(Self.error { _ = try context.performAndWait { try context.execute(copy) } }?.userInfo[NSValidationKeyErrorKey] as? String == "payload")
     }
 }
+
+extension BatchRequestTests {
+    @Test("Batch update: a constant NSExpression is a value like a constant, for transformable attributes too")
+    func updateWithConstantExpression() throws {
+        let model = Self.model()
+        let transformable = M.attribute("extra", .transformableAttributeType)
+        model.entitiesByName["Tag"]!.properties += [transformable]
+        let context = try Self.open(model)
+        try Self.save(context, "Tag", [["label": "a"]])
+        let request = NSBatchUpdateRequest(entityName: "Tag")
+        request.propertiesToUpdate = ["label": NSExpression(forConstantValue: "constant"), "extra": NSExpression(forConstantValue: ["k": 1])]
+        _ = try Self.execute(context, request, as: NSBatchUpdateResult.self)
+        let fresh = try Self.open(model, url: Self.url(context))
+        let tag = try #require(try Self.fetch(fresh, "Tag", sortedBy: "label").first)
+        #expect(fresh.performAndWait { tag.value(forKey: "label") as? String } == "constant")
+        #expect(fresh.performAndWait { (tag.value(forKey: "extra") as? [String: Int]) ?? (tag.value(forKey: "extra") as? NSDictionary).map { ($0 as? [String: Int]) ?? [:] } } == ["k": 1])
+    }
+}

@@ -89,10 +89,10 @@ extension SQLiteStore {
         }
         switch lowered {
         case .constant(let raw):
+            // Constant expressions are evaluated by the context (`NSBatchUpdateRequest`); one the
+            // lowering folds here converts like a constant, custom types excepted.
             let type = attribute.attributeType
-            let converted = AttributeConversion.isCustom(type) ? TransformableCoding.encode(raw, attribute: attribute)
-                : AttributeConversion.storeValue(raw, type: type)
-            guard let converted else {
+            guard !AttributeConversion.isCustom(type), let converted = AttributeConversion.storeValue(raw, type: type) else {
                 throw Self.batchError("The value \(expression) is a \(AttributeConversion.typeName(of: raw)), not a value of the \(type.xmlName) attribute '\(attribute.name)' of '\(entityName)'.",
                                       userInfo: [NSValidationKeyErrorKey: attribute.name])
             }
