@@ -25,6 +25,7 @@ struct Sizes {
     var w10Lookups = 10_000
     var w11Parents = 100_000
     var w11Children = 10
+    var w12Rows = 1_000_000
 
     static let full = Sizes()
 
@@ -39,7 +40,8 @@ struct Sizes {
         w8Existing: 1_000, w8Inserts: 2_000, w8Updates: 200, w8Deletes: 200,
         w9Rows: 20_000,
         w10Rows: 5_000, w10Lookups: 20,
-        w11Parents: 500, w11Children: 10)
+        w11Parents: 500, w11Children: 10,
+        w12Rows: 5_000)
 }
 
 /// What every workload gets: options, sizes and the fixture folder.

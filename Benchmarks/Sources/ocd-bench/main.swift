@@ -16,6 +16,7 @@ let workloads: [(name: String, cases: [String], make: (Bench) throws -> [BenchCa
     ("W9", ["W9-batch0", "W9-batch20", "W9-batch500"], W9.cases),
     ("W10", ["W10"], W10.cases),
     ("W11", ["W11"], W11.cases),
+    ("W12", ["W12"], W12.cases),
 ]
 
 @MainActor

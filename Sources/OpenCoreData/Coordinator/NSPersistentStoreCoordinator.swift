@@ -298,6 +298,21 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Drops the rows a batch request changed in a store from the row cache, so the next fault,
+    /// refresh or `existingObject(with:)` reads them again. Contexts' pins of them are forgotten
+    /// with the entries (`unpin` skips missing rows).
+    func removeCachedRows(_ changes: StoreBatchChanges, store: NSPersistentStore) {
+        state.withLock { state in
+            guard !state.rowCache.isEmpty else { return }
+            for group in changes.groups where group.kind != .insert {
+                let root = group.entity.rootEntity
+                for key in group.primaryKeys {
+                    state.rowCache[ObjectKey(primaryKey: key, root: root, handle: store.handle)] = nil
+                }
+            }
+        }
+    }
+
     /// Whether a row is in the row cache (for tests).
     package func isRowCached(_ id: NSManagedObjectID) -> Bool {
         state.withLock { $0.rowCache[id.key] != nil }
@@ -383,7 +398,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return result
     }
 
-    private func checkWritable(_ store: NSPersistentStore) throws {
+    func checkWritable(_ store: NSPersistentStore) throws {
         if store.isReadOnly {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The store \(store.url?.path ?? store.type) was opened read-only; it cannot be saved to.",
                                      userInfo: [NSAffectedStoresErrorKey: [store]])

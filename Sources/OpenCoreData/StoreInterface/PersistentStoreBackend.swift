@@ -63,6 +63,12 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// Writes a save in one transaction, or throws `StoreSaveConflicts` / an error and writes nothing.
     func save(_ request: StoreSaveRequest, store: NSPersistentStore) throws -> StoreSaveResult
 
+    /// Runs a batch insert, update or delete in one transaction and returns the rows it changed,
+    /// or throws and writes nothing. The default refuses it with
+    /// `NSPersistentStoreUnsupportedRequestTypeError` (134091): as on Apple platforms, only the
+    /// SQLite store runs batch requests.
+    func executeBatch(_ request: StoreBatchRequest, store: NSPersistentStore) throws -> StoreBatchResult
+
     /// Closes files; called when the store is removed from its coordinator.
     func close()
 }
@@ -109,6 +115,19 @@ extension PersistentStoreBackend {
 
     /// Stores number their rows through `allocatePrimaryKeys` unless they say so.
     package func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]? { nil }
+
+    /// Stores run no batch requests unless they say so (Apple: batch requests are SQLite-only).
+    package func executeBatch(_ request: StoreBatchRequest, store: NSPersistentStore) throws -> StoreBatchResult {
+        let kind: String
+        switch request {
+        case .insert: kind = "NSBatchInsertRequest"
+        case .update: kind = "NSBatchUpdateRequest"
+        case .delete: kind = "NSBatchDeleteRequest"
+        }
+        throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
+                                 "The \(store.type) store does not support \(kind); batch requests run only on SQLite stores.",
+                                 userInfo: [NSAffectedStoresErrorKey: [store]])
+    }
 
     /// Stores compute no dictionary results unless they say so.
     package func fetchDictionaries(_ request: StoreDictionaryRequest, store: NSPersistentStore) throws -> [NSDictionary]? { nil }

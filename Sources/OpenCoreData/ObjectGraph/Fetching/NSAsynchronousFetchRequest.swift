@@ -114,13 +114,23 @@ extension NSAsynchronousFetchRequest: ExecutableStoreRequest {
 extension NSManagedObjectContext {
     /// Passes a request to the stores without going through the context's objects.
     ///
-    /// Runs `NSAsynchronousFetchRequest`s and `NSPersistentHistoryChangeRequest`s; other request types throw
+    /// Runs `NSAsynchronousFetchRequest`s, `NSPersistentHistoryChangeRequest`s and the batch
+    /// requests (`NSBatchInsertRequest`, `NSBatchUpdateRequest`, `NSBatchDeleteRequest`; SQLite
+    /// stores only, others throw `NSPersistentStoreUnsupportedRequestTypeError`).
+    /// `NSSaveChangesRequest`s are always rejected, as Apple documents; save with `save()`. Other request types throw
     /// `NSPersistentStoreUnsupportedRequestTypeError` naming the type.
     ///
     /// Mirrors <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/execute(_:)>.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let history = request as? NSPersistentHistoryChangeRequest { return try executeHistoryRequest(history) }
+        if let batch = request as? BatchStoreRequest {
+            return try batch.run(in: self)
+        }
+        if request is NSSaveChangesRequest {
+            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
+                                     "execute(_:) does not run NSSaveChangesRequest; call save() on the context instead.")
+        }
         guard let executable = request as? ExecutableStoreRequest else {
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
                                      "The stores do not support requests of type \(type(of: request)) yet.")

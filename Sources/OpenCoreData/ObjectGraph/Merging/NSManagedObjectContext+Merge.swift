@@ -67,18 +67,49 @@ extension NSManagedObjectContext {
                                        deleted: ids(NSDeletedObjectIDsKey, NSDeletedObjectsKey)))
     }
 
-    /// Merges remote changes given as IDs (`NSInsertedObjectsKey` etc. mapping to object IDs or URIs) into contexts.
+    /// Merges changes made outside the contexts (a batch request, another coordinator or
+    /// process) into `contexts`: registered objects that were updated are refreshed from the
+    /// store, deleted ones are deleted from each context, inserted ones become registered
+    /// faults, and each context posts `ObjectsDidChange` for what it merged.
+    ///
+    /// Keys are `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and `NSDeletedObjectsKey` (the
+    /// `…ObjectIDsKey` spellings work too); values are arrays or sets of `NSManagedObjectID`s or
+    /// of their URI representations (`URL`, or `String`), as Apple accepts them.
+    ///
+    /// Mirrors <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/mergechanges(fromremotecontextsave:into:)>.
     public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
-        func ids(_ key: String) -> Set<NSManagedObjectID> {
-            let values = (changeNotificationData[key] as? [Any]) ?? (changeNotificationData[key] as? Set<AnyHashable>).map { Array($0) as [Any] } ?? []
-            return Set(values.compactMap { value -> NSManagedObjectID? in
-                if let id = value as? NSManagedObjectID { return id }
-                if let url = value as? URL { return contexts.first?.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: url) }
-                return nil
-            })
+        func elements(_ key: String) -> [Any] {
+            switch changeNotificationData[key] {
+            case let array as [Any]: return array
+            case let set as Set<AnyHashable>: return set.map(\.base)
+            case let set as NSSet: return set.allObjects
+            case let ordered as NSOrderedSet: return ordered.array
+            case let single?: return [single]
+            case nil: return []
+            }
         }
-        let changes = SavedChanges(inserted: ids(NSInsertedObjectsKey), updated: ids(NSUpdatedObjectsKey), deleted: ids(NSDeletedObjectsKey))
+        func ids(_ objectsKey: String, _ idsKey: String, coordinator: NSPersistentStoreCoordinator?) -> Set<NSManagedObjectID> {
+            var result = Set<NSManagedObjectID>()
+            for value in elements(objectsKey) + elements(idsKey) {
+                switch value {
+                case let id as NSManagedObjectID: result.insert(id)
+                case let object as NSManagedObject: result.insert(object.objectID)
+                case let url as URL: coordinator?.managedObjectID(forURIRepresentation: url).map { _ = result.insert($0) }
+                case let string as String: URL(string: string).flatMap { coordinator?.managedObjectID(forURIRepresentation: $0) }.map { _ = result.insert($0) }
+                default: continue
+                }
+            }
+            return result
+        }
+        // URIs resolve per coordinator: contexts of different coordinators may be given together.
+        var byCoordinator: [ObjectIdentifier: SavedChanges] = [:]
         for context in contexts {
+            let coordinator = context.persistentStoreCoordinator
+            let key = coordinator.map(ObjectIdentifier.init) ?? ObjectIdentifier(context)
+            let changes = byCoordinator[key] ?? SavedChanges(inserted: ids(NSInsertedObjectsKey, NSInsertedObjectIDsKey, coordinator: coordinator),
+                                                              updated: ids(NSUpdatedObjectsKey, NSUpdatedObjectIDsKey, coordinator: coordinator),
+                                                              deleted: ids(NSDeletedObjectsKey, NSDeletedObjectIDsKey, coordinator: coordinator))
+            byCoordinator[key] = changes
             context.performAndWait { context.mergeSavedChanges(changes) }
         }
     }

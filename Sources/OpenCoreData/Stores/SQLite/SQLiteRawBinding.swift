@@ -89,4 +89,23 @@ package enum SQLiteRawBinding {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
         }
     }
+
+    /// Steps a bound statement that returns at most one row of two integers (an upsert's
+    /// `RETURNING Z_PK, Z_ENT`) and finishes it; nil when it returned no row.
+    /// - Throws: a `DatabaseError` with SQLite's code and message.
+    package static func stepReturningPair(_ statement: Statement, db: Database) throws -> (Int64, Int64)? {
+        let handle = statement.sqliteStatement
+        var code = sqlite3_step(handle)
+        var pair: (Int64, Int64)?
+        if code == SQLITE_ROW {
+            pair = (sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1))
+            code = sqlite3_step(handle)
+        }
+        guard code == SQLITE_DONE else {
+            let message = db.lastErrorMessage
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+        return pair
+    }
 }

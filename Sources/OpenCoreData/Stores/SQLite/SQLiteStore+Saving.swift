@@ -22,24 +22,41 @@ extension SQLiteStore {
     /// REAL, so a damaged `Z_MAX` near `Int64.max` (or one that is not an integer) would hand out
     /// keys that are not integers. It fails the save with `NSSQLiteError` (134180) instead.
     private func reserveKeys(_ db: Database, root: NSEntityDescription, count: Int) throws -> Int64 {
-        let number = Int64(schema.entityNumber(of: root))
-        let reserved = Int64(count)
-        let sql = Self.bookkeeping
-        let stored = try Row.fetchOne(db, sql: sql.selectMaxKey, arguments: [number])
-        guard let stored else {
-            try Self.execute(db, sql.insertEntity, [number, root.name ?? "", 0, reserved])
+        guard let current = try storedMaxKey(db, root: root) else {
+            try setMaxKey(db, root: root, to: Int64(count), rowExists: false)
             return 1
         }
-        let current: Int64
+        let (newMax, overflow) = current.addingReportingOverflow(Int64(count))
+        guard !overflow else { throw corruptKeyCounter(root, current.databaseValue, reason: "leaves no room for \(count) more primary keys") }
+        try setMaxKey(db, root: root, to: newMax, rowExists: true)
+        return current + 1
+    }
+
+    /// The hierarchy's `Z_PRIMARYKEY.Z_MAX` (0 when NULL), or nil when it has no row there.
+    /// - Throws: `NSSQLiteError` when it is not a non-negative integer.
+    func storedMaxKey(_ db: Database, root: NSEntityDescription) throws -> Int64? {
+        let number = Int64(schema.entityNumber(of: root))
+        guard let stored = try Row.fetchOne(db, sql: Self.bookkeeping.selectMaxKey, arguments: [number]) else { return nil }
         switch (stored[0] as DatabaseValue).storage {
-        case .null: current = 0
-        case .int64(let value) where value >= 0: current = value
+        case .null: return 0
+        case .int64(let value) where value >= 0: return value
         default: throw corruptKeyCounter(root, stored[0], reason: "is not a non-negative integer")
         }
-        let (newMax, overflow) = current.addingReportingOverflow(reserved)
-        guard !overflow else { throw corruptKeyCounter(root, stored[0], reason: "leaves no room for \(count) more primary keys") }
-        try Self.execute(db, sql.setMaxKey, [newMax, number])
-        return current + 1
+    }
+
+    /// Writes the hierarchy's `Z_MAX` (adding its `Z_PRIMARYKEY` row when it has none).
+    func setMaxKey(_ db: Database, root: NSEntityDescription, to value: Int64, rowExists: Bool) throws {
+        let number = Int64(schema.entityNumber(of: root))
+        if rowExists {
+            try Self.execute(db, Self.bookkeeping.setMaxKey, [value, number])
+        } else {
+            try Self.execute(db, Self.bookkeeping.insertEntity, [number, root.name ?? "", 0, value])
+        }
+    }
+
+    /// The error of a batch insert that would take keys past `Int64.max`.
+    func exhaustedKeyCounter(_ root: NSEntityDescription, _ value: Int64) -> NSError {
+        corruptKeyCounter(root, value.databaseValue, reason: "leaves no room for more primary keys")
     }
 
     /// The error of a save whose `Z_PRIMARYKEY.Z_MAX` cannot give out keys.
@@ -229,7 +246,7 @@ extension SQLiteStore {
 
     /// Records the external files a row's current values refer to (the external columns whose
     /// position `includes` accepts), to remove once the save has committed.
-    private func noteStoredFiles(_ select: String, key: Int64, files: SQLiteExternalDataWrites, db: Database,
+    func noteStoredFiles(_ select: String, key: Int64, files: SQLiteExternalDataWrites, db: Database,
                                  includes: (Int) -> Bool) throws {
         Log.sql.debug("\(select)")
         guard let row = try Row.fetchOne(db.cachedStatement(sql: select), arguments: [key]) else { return }

@@ -1,0 +1,150 @@
+import Foundation
+
+/// The userInfo key of a batch insert error: the index of the row it is about (0-based, in the
+/// order the rows were given or produced). An OpenCoreData addition; Apple names no row.
+public let OCDBatchRowIndexErrorKey = "OCDBatchRowIndex"
+
+/// Turns the rows of an `NSBatchInsertRequest` (dictionaries or handler-filled objects) into
+/// store rows, checked against the model before the store sees them.
+///
+/// Every row starts from the entity's defaults (`template`); each key it gives must name a
+/// stored, non-derived attribute and hold a value of its type. A mandatory attribute left nil
+/// with no default fails the request. No other validation runs (Apple's batch requests skip
+/// model validation). Errors name the row index and the key; the store then writes nothing.
+struct BatchInsertRows {
+    let entity: NSEntityDescription
+    private let layout: EntityLayout
+    /// One row of defaults, in slot order.
+    private let template: StoreValues
+    /// Slots of mandatory attributes, checked for nil after a row's keys are applied.
+    private let mandatorySlots: [Int]
+
+    init(entity: NSEntityDescription) {
+        self.entity = entity
+        let layout = entity.layout
+        self.layout = layout
+        var template = StoreValues()
+        var mandatory: [Int] = []
+        for (slot, property) in layout.properties.enumerated() {
+            if let relationship = property as? NSRelationshipDescription {
+                template.append(relationship.isToMany && !relationship.isTransient ? .objectIDs([]) : .null)
+                continue
+            }
+            guard let attribute = property as? NSAttributeDescription, !attribute.isTransient, !(attribute is NSDerivedAttributeDescription) else {
+                template.append(.null)
+                continue
+            }
+            if AttributeConversion.isCustom(attribute.attributeType) {
+                template.append(attribute.defaultValue.map { TransformableCoding.encode($0, attribute: attribute) } ?? .null)
+            } else {
+                template.append(AttributeConversion.storeValue(defaultOf: attribute))
+            }
+            if !attribute.isOptional { mandatory.append(slot) }
+        }
+        self.template = template
+        self.mandatorySlots = mandatory
+    }
+
+    // MARK: - Rows
+
+    /// The store row of a dictionary.
+    func row(_ dictionary: [String: Any], index: Int) throws -> StoreValues {
+        var values = template
+        for (key, value) in dictionary {
+            let slot = try attributeSlot(key, index: index)
+            values[slot] = try storeValue(value, slot: slot, key: key, index: index)
+        }
+        try checkMandatory(values, index: index)
+        return values
+    }
+
+    /// The store row of a dictionary a `dictionaryHandler` filled in (read without copying it
+    /// into a Swift dictionary first); a key that is not a string fails the request.
+    func row(_ dictionary: NSDictionary, index: Int) throws -> StoreValues {
+        var values = template
+        for (key, value) in dictionary {
+            guard let key = key as? String else {
+                throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(entity.name ?? "?")' has a key that is not a string: \(key).",
+                                 key: "\(key)", index: index)
+            }
+            let slot = try attributeSlot(key, index: index)
+            values[slot] = try storeValue(value, slot: slot, key: key, index: index)
+        }
+        try checkMandatory(values, index: index)
+        return values
+    }
+
+    /// The store row of an object a `managedObjectHandler` filled in; relationships must be empty.
+    func row(of object: NSManagedObject, index: Int) throws -> StoreValues {
+        var values = object.currentStoreValues()
+        for slot in layout.relationshipIndices where slot < values.count {
+            let property = layout.properties[slot]
+            let isSet: Bool
+            switch values[slot] {
+            case .objectID: isSet = true
+            case .objectIDs(let ids): isSet = !ids.isEmpty
+            default: isSet = false
+            }
+            if isSet {
+                throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(entity.name ?? "?")' sets the relationship '\(property.name)'; a batch insert sets attributes only.",
+                                 key: property.name, index: index)
+            }
+            values[slot] = template[slot]
+        }
+        for (slot, property) in layout.properties.enumerated() where property is NSDerivedAttributeDescription || property.isTransient {
+            values[slot] = template[slot]
+        }
+        try checkMandatory(values, index: index)
+        return values
+    }
+
+    /// The slot of a key a row may set.
+    private func attributeSlot(_ key: String, index: Int) throws -> Int {
+        let name = entity.name ?? "?"
+        guard let slot = layout.indexByName[key] else {
+            throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(name)' has the key '\(key)', which is not a property of the entity.",
+                             key: key, index: index)
+        }
+        let property = layout.properties[slot]
+        if property is NSRelationshipDescription {
+            throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(name)' sets the relationship '\(key)'; a batch insert sets attributes only.",
+                             key: key, index: index)
+        }
+        if property.isTransient || property is NSDerivedAttributeDescription {
+            throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(name)' sets '\(key)', which is \(property.isTransient ? "transient" : "derived") and has no stored value to insert.",
+                             key: key, index: index)
+        }
+        return slot
+    }
+
+    /// A value in store form, or a validation error naming the row and key.
+    private func storeValue(_ value: Any, slot: Int, key: String, index: Int) throws -> StoreValue {
+        let attribute = layout.properties[slot] as! NSAttributeDescription
+        let type = attribute.attributeType
+        if type == .transformableAttributeType {
+            return value is NSNull ? .null : TransformableCoding.encode(value, attribute: attribute)
+        }
+        // Converted first: a failed cast to NSNull costs more than the conversion (AttributeConversion).
+        if !AttributeConversion.isCustom(type), let converted = AttributeConversion.storeValue(value, type: type) {
+            return converted
+        }
+        throw Self.error(NSManagedObjectValidationError,
+                         "Row \(index) of the batch insert into '\(entity.name ?? "?")' gives '\(key)' a \(AttributeConversion.typeName(of: value)); the attribute is of type \(type.xmlName).",
+                         key: key, index: index, value: value)
+    }
+
+    private func checkMandatory(_ values: StoreValues, index: Int) throws {
+        for slot in mandatorySlots where values[slot].isNull {
+            let key = layout.properties[slot].name
+            throw Self.error(NSValidationMissingMandatoryPropertyError,
+                             "Row \(index) of the batch insert into '\(entity.name ?? "?")' has no value for the mandatory attribute '\(key)', which has no default.",
+                             key: key, index: index)
+        }
+    }
+
+    private static func error(_ code: Int, _ message: String, key: String, index: Int, value: Any? = nil) -> NSError {
+        var info: [String: Any] = [NSValidationKeyErrorKey: key, OCDBatchRowIndexErrorKey: index]
+        if let value { info[NSValidationValueErrorKey] = value }
+        return CoreDataError.make(code, message + " Nothing was inserted.", userInfo: info)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// The rows one batch request changed, in one value: what the result's IDs and counts, the
+/// coordinator's row-cache invalidation and (later) persistent history are built from.
+///
+/// Rows are kept as primary keys grouped by change kind, concrete entity and changed property
+/// names, not as object IDs: a batch insert of a million rows would otherwise allocate a million
+/// IDs that a `.statusOnly` request never looks at.
+package struct StoreBatchChanges: Sendable {
+    /// How a row changed.
+    package enum Kind: Int, Sendable {
+        case insert = 0
+        case update = 1
+        case delete = 2
+    }
+
+    /// Rows of one entity changed in the same way.
+    package struct Group: Sendable {
+        package let kind: Kind
+        package let entity: NSEntityDescription
+        /// The stored properties an update wrote (empty for inserts and deletes).
+        package let updatedProperties: [String]
+        /// Whether the rows changed as a consequence (a nullified inverse, a recomputed derived
+        /// attribute) rather than as what the request asked for; results leave them out.
+        /// Rows deleted by a Cascade rule are not side effects: results include them.
+        package let isSideEffect: Bool
+        package var primaryKeys: [Int64]
+    }
+
+    package private(set) var groups: [Group] = []
+    private var groupIndex: [GroupKey: Int] = [:]
+    /// The group of the last row recorded: a batch records runs of rows of one group, and this
+    /// spares hashing the group key (its property names) once per row.
+    private var lastGroup: Int?
+
+    private struct GroupKey: Hashable {
+        let kind: Kind
+        let entity: ObjectIdentifier
+        let properties: [String]
+        let isSideEffect: Bool
+    }
+
+    package init() {}
+
+    /// Records one changed row.
+    package mutating func append(_ kind: Kind, entity: NSEntityDescription, primaryKey: Int64, updatedProperties: [String] = [],
+                                 isSideEffect: Bool = false) {
+        if let last = lastGroup, groups[last].kind == kind, groups[last].entity === entity, groups[last].isSideEffect == isSideEffect,
+           groups[last].updatedProperties == updatedProperties {
+            groups[last].primaryKeys.append(primaryKey)
+            return
+        }
+        let key = GroupKey(kind: kind, entity: ObjectIdentifier(entity), properties: updatedProperties, isSideEffect: isSideEffect)
+        if let index = groupIndex[key] {
+            lastGroup = index
+            groups[index].primaryKeys.append(primaryKey)
+        } else {
+            groupIndex[key] = groups.count
+            lastGroup = groups.count
+            groups.append(Group(kind: kind, entity: entity, updatedProperties: updatedProperties, isSideEffect: isSideEffect,
+                                primaryKeys: [primaryKey]))
+        }
+    }
+
+    /// The number of rows changed in a way (side effects included or not).
+    package func count(of kind: Kind, includingSideEffects: Bool = true) -> Int {
+        groups.reduce(0) { $0 + ($1.kind == kind && (includingSideEffects || !$1.isSideEffect) ? $1.primaryKeys.count : 0) }
+    }
+
+    /// Whether nothing changed.
+    package var isEmpty: Bool { groups.isEmpty }
+
+    /// The IDs of the rows changed in a way, in the order they were recorded within each group.
+    package func objectIDs(_ kind: Kind, store: NSPersistentStore, includingSideEffects: Bool = true) -> [NSManagedObjectID] {
+        var ids: [NSManagedObjectID] = []
+        for group in groups where group.kind == kind && (includingSideEffects || !group.isSideEffect) {
+            let root = group.entity.rootEntity
+            ids.reserveCapacity(ids.count + group.primaryKeys.count)
+            for key in group.primaryKeys {
+                ids.append(NSManagedObjectID(entity: group.entity, root: root, primaryKey: key, handle: store.handle))
+            }
+        }
+        return ids
+    }
+}

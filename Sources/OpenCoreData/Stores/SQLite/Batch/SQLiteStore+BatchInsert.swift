@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+
+// MARK: - Batch insert
+
+extension SQLiteStore {
+    /// Inserts rows with one prepared statement bound by position, as a save inserts them.
+    ///
+    /// Primary keys continue the hierarchy's `Z_MAX`, which is written once at the end; new rows
+    /// get `Z_ENT` of the entity and `Z_OPT` 1. With uniqueness constraints the statement is an
+    /// upsert (`SQLUpsert`): a row whose constrained values are already stored updates that
+    /// row's attributes (`Z_OPT` + 1) and keeps its key, which is then free for the next row.
+    /// Relationship columns are never written: a batch insert sets attributes only.
+    func batchInsert(_ insert: StoreBatchInsert, into changes: inout StoreBatchChanges,
+                     files: SQLiteExternalDataWrites, db: Database) throws {
+        let entity = insert.entity
+        let plan = writePlan(for: entity)
+        let root = entity.rootEntity
+        let storedMax = try storedMaxKey(db, root: root)
+        let firstKey = (storedMax ?? 0) + 1
+        var nextKey = firstKey
+        let upsert = upsertStatement(for: entity, plan: plan)
+        let sql = upsert?.sql ?? plan.insertSQL
+        Log.sql.debug("\(sql)")
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        let externalSelect = upsert.flatMap(\.selectExternalSQL)
+        let updatedProperties = upsert?.updatedProperties ?? []
+
+        while let row = try insert.nextRow() {
+            guard nextKey > 0 else { throw exhaustedKeyCounter(root, storedMax ?? 0) }
+            var values = row
+            if !plan.externalSlots.isEmpty {
+                if let externalSelect, let upsert {
+                    // The row this one may replace: its external files become obsolete.
+                    try noteReplacedExternalFiles(externalSelect, constraintSources: upsert.constraintSources, values: values,
+                                                  plan: plan, files: files, db: db)
+                }
+                values = try files.externalized(values, slots: plan.externalSlots)
+            }
+            SQLiteRawBinding.reset(handle)
+            SQLiteRawBinding.bind(nextKey, to: handle, at: 1)
+            SQLiteRawBinding.bind(plan.entityNumber, to: handle, at: 2)
+            SQLiteRawBinding.bind(Int64(1), to: handle, at: 3)
+            var position: Int32 = 4
+            for column in plan.insertColumns {
+                plan.bind(column.source, in: values, schema: schema, to: handle, at: position)
+                position += 1
+            }
+            guard upsert != nil else {
+                try SQLiteRawBinding.step(statement, db: db)
+                changes.append(.insert, entity: entity, primaryKey: nextKey)
+                nextKey &+= 1
+                continue
+            }
+            guard let (key, number) = try SQLiteRawBinding.stepReturningPair(statement, db: db) else { continue }
+            if key == nextKey {
+                changes.append(.insert, entity: entity, primaryKey: key)
+                nextKey &+= 1
+            } else if key < firstKey {
+                // A stored row updated in place; a row this request inserted earlier stays an insert.
+                let updated = schema.entity(number: Int(number)) ?? entity
+                changes.append(.update, entity: updated, primaryKey: key, updatedProperties: updatedProperties)
+            }
+        }
+        if nextKey != firstKey {
+            try setMaxKey(db, root: root, to: nextKey - 1, rowExists: storedMax != nil)
+        }
+    }
+
+    /// The upsert of an entity with uniqueness constraints, or nil when it has none.
+    private func upsertStatement(for entity: NSEntityDescription, plan: SQLiteWritePlan) -> BatchUpsert? {
+        let constraints = entity.effectiveUniquenessConstraints
+        guard !constraints.isEmpty, let table = schema.table(for: entity) else { return nil }
+        /// The insert column that holds a property's value (not its entity type or order).
+        func valueColumn(_ matches: (SQLiteWritePlan.ColumnSource, SQLColumn) -> Bool) -> (column: Int, source: SQLiteWritePlan.ColumnSource)? {
+            plan.insertColumns.first { matches($0.source, table.columns[$0.column]) }
+        }
+        var keys: [[String]] = []
+        var sources: [[SQLiteWritePlan.ColumnSource]] = []
+        for constraint in constraints {
+            let owner = entity.constraintOwner(of: constraint)
+            let found = constraint.compactMap { name in
+                valueColumn { source, column in
+                    guard case .value = source else { return false }
+                    return column.property.name == name && column.property.entity.map(owner.isKindOf(entity:)) ?? false
+                }
+            }
+            guard found.count == constraint.count else { continue }
+            keys.append(found.map { table.columns[$0.column].name })
+            sources.append(found.map(\.source))
+        }
+        guard !keys.isEmpty else { return nil }
+        let constrained = Set(keys.joined())
+        // Attributes only: relationships keep their destinations when a row is upserted.
+        var update: [String] = []
+        var updatedProperties: [String] = []
+        for column in plan.insertColumns {
+            let described = table.columns[column.column]
+            guard case .attribute = described.role, !constrained.contains(described.name) else { continue }
+            update.append(described.name)
+            updatedProperties.append(described.property.name)
+        }
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.insertColumns.map { table.columns[$0.column].name }
+        let sql = SQLUpsert(into: table.name, columns: names, conflictKeys: keys, update: update, versionColumn: "Z_OPT",
+                            returning: ["Z_PK", "Z_ENT"]).sql(in: Self.dialect)
+        var selectExternal: String?
+        if !plan.externalSlots.isEmpty, let first = keys.first {
+            var select = SQLSelect(from: Self.dialect.identifier(table.name))
+            select.columns = plan.externalSlots.compactMap { slot in
+                valueColumn { source, _ in
+                    if case .value(slot) = source { return true }
+                    return false
+                }.map { Self.dialect.identifier(table.columns[$0.column].name) }
+            }
+            select.conditions = first.map { Self.dialect.equalsParameter($0) }
+            selectExternal = select.render(in: Self.dialect).sql(in: Self.dialect)
+        }
+        return BatchUpsert(sql: sql, updatedProperties: updatedProperties.sorted(), constraintSources: sources.first ?? [],
+                           selectExternalSQL: selectExternal)
+    }
+
+    /// Records the external files of the stored row a new row's first constraint matches.
+    private func noteReplacedExternalFiles(_ select: String, constraintSources: [SQLiteWritePlan.ColumnSource], values: StoreValues,
+                                           plan: SQLiteWritePlan, files: SQLiteExternalDataWrites, db: Database) throws {
+        let arguments = StatementArguments(constraintSources.map { plan.value(of: $0, in: values, schema: schema) })
+        Log.sql.debug("\(select)")
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: select), arguments: arguments) else { return }
+        files.noteReplaced(row) { _ in true }
+    }
+}
+
+/// The upsert of a batch insert into an entity with uniqueness constraints.
+private struct BatchUpsert {
+    let sql: String
+    /// The attributes an upserted row takes from the new one.
+    let updatedProperties: [String]
+    /// Where the first constraint's values come from, for finding the row an upsert replaces.
+    let constraintSources: [SQLiteWritePlan.ColumnSource]
+    /// `SELECT <external columns> FROM T WHERE <first constraint's columns> = ?`, when the entity stores data externally.
+    let selectExternalSQL: String?
+}
