@@ -26,7 +26,7 @@ extension NSManagedObjectContext {
         var results: [(store: NSPersistentStore, changes: StoreBatchChanges)] = []
         for store in stores {
             try coordinator.checkWritable(store)
-            let result = try store.backend.executeBatch(request, store: store)
+            let result = try store.backend.executeBatch(request, origin: StoreChangeOrigin(author: transactionAuthor, contextName: name), store: store)
             coordinator.removeCachedRows(result.changes, store: store)
             results.append((store, result.changes))
         }

@@ -67,7 +67,8 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// or throws and writes nothing. The default refuses it with
     /// `NSPersistentStoreUnsupportedRequestTypeError` (134091): as on Apple platforms, only the
     /// SQLite store runs batch requests.
-    func executeBatch(_ request: StoreBatchRequest, store: NSPersistentStore) throws -> StoreBatchResult
+    /// `origin` names who made it, for stores that keep persistent history.
+    func executeBatch(_ request: StoreBatchRequest, origin: StoreChangeOrigin, store: NSPersistentStore) throws -> StoreBatchResult
 
     /// Closes files; called when the store is removed from its coordinator.
     func close()
@@ -117,7 +118,12 @@ extension PersistentStoreBackend {
     package func permanentObjectIDs(for entities: [NSEntityDescription], store: NSPersistentStore) throws -> [NSManagedObjectID]? { nil }
 
     /// Stores run no batch requests unless they say so (Apple: batch requests are SQLite-only).
+    /// Runs a batch request with no author or context name.
     package func executeBatch(_ request: StoreBatchRequest, store: NSPersistentStore) throws -> StoreBatchResult {
+        try executeBatch(request, origin: StoreChangeOrigin(), store: store)
+    }
+
+    package func executeBatch(_ request: StoreBatchRequest, origin: StoreChangeOrigin, store: NSPersistentStore) throws -> StoreBatchResult {
         let kind: String
         switch request {
         case .insert: kind = "NSBatchInsertRequest"

@@ -83,3 +83,15 @@ package struct StoreBatchResult {
         self.changes = changes
     }
 }
+
+/// Who made a batch request, for the store's persistent history: the executing context's
+/// `transactionAuthor` and `name`.
+package struct StoreChangeOrigin: Sendable {
+    package var author: String?
+    package var contextName: String?
+
+    package init(author: String? = nil, contextName: String? = nil) {
+        self.author = author
+        self.contextName = contextName
+    }
+}

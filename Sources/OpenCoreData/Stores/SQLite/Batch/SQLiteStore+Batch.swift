@@ -9,7 +9,7 @@ extension SQLiteStore {
     ///
     /// External-data files a batch insert or update writes are removed again if the transaction
     /// fails; the files of replaced or deleted values are removed only after it has committed.
-    func executeBatch(_ request: StoreBatchRequest, store: NSPersistentStore) throws -> StoreBatchResult {
+    func executeBatch(_ request: StoreBatchRequest, origin: StoreChangeOrigin, store: NSPersistentStore) throws -> StoreBatchResult {
         let files = SQLiteExternalDataWrites(externalData)
         let changes: StoreBatchChanges
         do {
@@ -26,7 +26,7 @@ extension SQLiteStore {
                     try batchDelete(delete, into: &changes, files: files, db: db, store: store)
                 }
                 noteDerivedValueChanges(into: &changes)
-                recordBatchChanges(changes, in: db)
+                try recordBatchChanges(changes, origin: origin, in: db)
                 return changes
             }
         } catch {
@@ -37,11 +37,30 @@ extension SQLiteStore {
         return StoreBatchResult(changes: changes)
     }
 
-    /// Hands the rows a batch request changed to whatever records changes inside its
-    /// transaction. History recording hooks in here: it runs on the writer connection, before
-    /// the commit, with every inserted, updated (upserted, nullified, derived) and deleted row.
-    func recordBatchChanges(_ changes: StoreBatchChanges, in db: Database) {
-        // Persistent history (issue #17 Must 5) writes its transaction and change rows here.
+    /// Records the rows a batch request changed as one persistent-history transaction, inside
+    /// its write transaction (before the commit), when the store keeps history: every inserted,
+    /// updated (upserted, nullified, derived) and deleted row, cascades included, as Apple's
+    /// history has one change per row a batch request touches.
+    ///
+    /// Deleted rows carry no tombstone: their values are gone by the time the rows are known
+    /// (docs/BatchRequests.md).
+    func recordBatchChanges(_ changes: StoreBatchChanges, origin: StoreChangeOrigin, in db: Database) throws {
+        guard keepsHistory else { return }
+        var rows: [HistoryChangeRow] = []
+        for group in changes.groups {
+            let number = Int64(schema.entityNumber(of: group.entity))
+            let kind: StoreHistoryChangeKind = switch group.kind {
+            case .insert: .insert
+            case .update: .update
+            case .delete: .delete
+            }
+            let properties = group.kind == .update ? group.updatedProperties : nil
+            rows.reserveCapacity(rows.count + group.primaryKeys.count)
+            for key in group.primaryKeys {
+                rows.append(HistoryChangeRow(entityNumber: number, primaryKey: key, kind: kind, updatedProperties: properties))
+            }
+        }
+        _ = try SQLiteHistoryRecorder.record(HistoryTransactionInfo(author: origin.author, contextName: origin.contextName), changes: rows, db: db)
     }
 
     /// Adds the rows the derived-attribute triggers recomputed (another entity's `@count`) as
