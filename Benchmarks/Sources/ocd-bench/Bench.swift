@@ -26,6 +26,7 @@ struct Sizes {
     var w11Parents = 100_000
     var w11Children = 10
     var w12Rows = 1_000_000
+    var w13Saves = 1_000
 
     static let full = Sizes()
 
@@ -41,7 +42,8 @@ struct Sizes {
         w9Rows: 20_000,
         w10Rows: 5_000, w10Lookups: 20,
         w11Parents: 500, w11Children: 10,
-        w12Rows: 5_000)
+        w12Rows: 5_000,
+        w13Saves: 50)
 }
 
 /// What every workload gets: options, sizes and the fixture folder.

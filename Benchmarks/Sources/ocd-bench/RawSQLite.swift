@@ -90,6 +90,10 @@ final class RawStatement {
         sqlite3_bind_int64(handle, index, value)
     }
 
+    @inline(__always) func bind(_ value: Double, at index: Int32) {
+        sqlite3_bind_double(handle, index, value)
+    }
+
     @inline(__always) func bind(_ value: String, at index: Int32) {
         sqlite3_bind_text(handle, index, value, -1, rawTransient)
     }

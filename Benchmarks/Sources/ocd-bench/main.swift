@@ -17,10 +17,12 @@ let workloads: [(name: String, cases: [String], make: (Bench) throws -> [BenchCa
     ("W10", ["W10"], W10.cases),
     ("W11", ["W11"], W11.cases),
     ("W12", ["W12"], W12.cases),
+    ("W13", ["W13-median", "W13-p99"], W13.cases),
 ]
 
 @MainActor
 func main() -> Int32 {
+    if let status = W13.runWriterIfAsked() { return status }
     let options: Options
     do {
         options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
