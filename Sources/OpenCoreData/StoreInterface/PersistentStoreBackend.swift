@@ -70,6 +70,15 @@ package protocol PersistentStoreBackend: AnyObject, Sendable {
     /// `origin` names who made it, for stores that keep persistent history.
     func executeBatch(_ request: StoreBatchRequest, origin: StoreChangeOrigin, store: NSPersistentStore) throws -> StoreBatchResult
 
+    /// A read snapshot of the store as it is now, for a query generation
+    /// (`StoreReadGeneration`); reads bound to a generation that holds it see this state until
+    /// the snapshot is released. The default refuses with `NSCoreDataError`: as on Apple
+    /// platforms, only SQLite stores in WAL mode support query generations.
+    func makeReadSnapshot(store: NSPersistentStore) throws -> any Sendable
+
+    /// Whether `makeReadSnapshot` gives snapshots (false by default).
+    var supportsReadSnapshots: Bool { get }
+
     /// Closes files; called when the store is removed from its coordinator.
     func close()
 }
@@ -132,6 +141,16 @@ extension PersistentStoreBackend {
         }
         throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
                                  "The \(store.type) store does not support \(kind); batch requests run only on SQLite stores.",
+                                 userInfo: [NSAffectedStoresErrorKey: [store]])
+    }
+
+    /// Stores keep no read snapshots unless they say so (Apple: query generations need a SQLite
+    /// store in WAL mode).
+    package var supportsReadSnapshots: Bool { false }
+
+    package func makeReadSnapshot(store: NSPersistentStore) throws -> any Sendable {
+        throw CoreDataError.make(NSCoreDataError,
+                                 "The \(store.type) store \(store.url?.path ?? store.identifier ?? "") does not support query generations; only SQLite stores in WAL mode do.",
                                  userInfo: [NSAffectedStoresErrorKey: [store]])
     }
 

@@ -13,7 +13,7 @@ extension NSManagedObjectContext {
     /// refresh of a changed object. Objects inserted and not yet saved are left alone.
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object._context === self, !object.insertedFlag else { return }
-        let latest = try? persistentStoreCoordinator?.freshSnapshot(for: object.objectID, pinnedBy: self)
+        let latest = try? freshSnapshot(for: object.objectID)
         refresh(object, mergeChanges: flag, latest: latest ?? nil)
     }
 
@@ -58,8 +58,8 @@ extension NSManagedObjectContext {
         var latest: [NSManagedObjectID: RowSnapshot] = [:]
         if let coordinator = persistentStoreCoordinator {
             let ids = objects.compactMap { $0.insertedFlag || $0.objectID.isTemporaryID ? nil : $0.objectID }
-            let rows = (try? coordinator.snapshots(for: ids)) ?? []
-            coordinator.cacheSnapshots(rows, pinnedBy: self)
+            let rows = (try? withQueryGeneration { try coordinator.snapshots(for: ids) }) ?? []
+            if case .unpinned = queryGenerationState { coordinator.cacheSnapshots(rows, pinnedBy: self) }
             latest.reserveCapacity(rows.count)
             for row in rows { latest[row.objectID] = row }
         }
@@ -99,6 +99,7 @@ extension NSManagedObjectContext {
         }
         persistentStoreCoordinator?.unpin(pinnedRows)
         pinnedRows = []
+        advanceQueryGeneration()
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
                                         userInfo: [NSInvalidatedAllObjectsKey: objects.map(\.objectID)])
     }

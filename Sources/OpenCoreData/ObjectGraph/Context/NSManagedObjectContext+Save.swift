@@ -163,6 +163,12 @@ extension NSManagedObjectContext {
             userInfo[NSPersistentHistoryTokenKey] = token
             idInfo[NSPersistentHistoryTokenKey] = token
         }
+        // A pinned context moves on to the generation just after its save (Apple's DidSave
+        // `queryGeneration`: "query generation token after the save").
+        if let generation = advanceQueryGenerationAfterSave() {
+            userInfo[NSManagedObjectContextQueryGenerationKey] = generation
+            idInfo[NSManagedObjectContextQueryGenerationKey] = generation
+        }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self, userInfo: idInfo)
         persistentStoreCoordinator?.contextDidSave(self, changes: SavedChanges(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs))

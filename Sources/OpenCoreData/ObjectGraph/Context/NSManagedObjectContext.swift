@@ -84,6 +84,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// (here rather than on the object: most objects never have any, and each object stays small).
     package var fetchedPropertyResults: [ObjectIdentifier: [String: [Any]]] = [:]
     package var isSaving = false
+    /// The query generation the context reads from (`setQueryGenerationFrom(_:)`).
+    package var queryGenerationState = QueryGenerationState.unpinned
     /// Saves skip validation: the migration manager saves its destination in batches, while
     /// relationships are still being set, and validates every object once it is complete.
     package var defersValidation = false
@@ -275,7 +277,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     package func coordinatorSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
         guard let coordinator = persistentStoreCoordinator else { return nil }
-        return try coordinator.snapshot(for: objectID, pinnedBy: self)
+        if case .unpinned = queryGenerationState { return try coordinator.snapshot(for: objectID, pinnedBy: self) }
+        return try withQueryGeneration { try coordinator.uncachedSnapshot(for: objectID) }
     }
 
     /// A relationship's destinations as stored, for a relationship fault: their IDs in order
@@ -283,7 +286,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     package func destinations(of object: NSManagedObject, relationship: NSRelationshipDescription) -> (ids: [NSManagedObjectID], objects: [NSManagedObject]) {
         guard let coordinator = persistentStoreCoordinator else { return ([], []) }
         do {
-            let snapshots = try coordinator.destinations(of: object.objectID, relationship: relationship)
+            let snapshots = try withQueryGeneration { try coordinator.destinations(of: object.objectID, relationship: relationship) }
             var ids: [NSManagedObjectID] = []
             var objects: [NSManagedObject] = []
             ids.reserveCapacity(snapshots.count)

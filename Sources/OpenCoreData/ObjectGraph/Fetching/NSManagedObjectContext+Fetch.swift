@@ -10,7 +10,7 @@ extension NSManagedObjectContext {
     /// - Throws: an `NSError` when the request names no known entity, its predicate reads a key
     ///   the entity does not have or runs a `MATCHES` past its time bound, or a store fails.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
-        try RegexBudget.enforce { try fetchWithinRegexBudget(request) }
+        try RegexBudget.enforce { try withQueryGeneration { try fetchWithinRegexBudget(request) } }
     }
 
     private func fetchWithinRegexBudget<T>(_ request: NSFetchRequest<T>) throws -> [T] {
@@ -77,7 +77,7 @@ extension NSManagedObjectContext {
         try RegexBudget.enforce {
             processPendingChanges()
             let entity = try resolveEntity(of: request)
-            return try countMatching(request, entity: entity)
+            return try withQueryGeneration { try countMatching(request, entity: entity) }
         }
     }
 
@@ -252,7 +252,7 @@ extension NSManagedObjectContext {
         guard !batch.isLoaded, let coordinator = persistentStoreCoordinator else { return }
         batch.isLoaded = true
         do {
-            let snapshots = try coordinator.snapshots(for: batch.ids)
+            let snapshots = try withQueryGeneration { try coordinator.snapshots(for: batch.ids) }
             for snapshot in snapshots {
                 if let object = registry[snapshot.objectID]?.takeUnretainedValue(), object.faulted, object.committed == nil {
                     object.committed = snapshot

@@ -127,6 +127,8 @@ extension NSManagedObjectContext {
     package func mergeSavedChanges(_ changes: SavedChanges) {
         // Changes made here so far are posted on their own, before the merge's notification.
         processPendingChanges()
+        // A pinned context moves on to the generation that has the merged changes.
+        advanceQueryGeneration()
         var refreshed = Set<NSManagedObject>()
         var deletedNow = Set<NSManagedObject>()
         var insertedNow = Set<NSManagedObject>()
@@ -135,8 +137,8 @@ extension NSManagedObjectContext {
         // One store query for every registered object the save changed.
         let changed = changes.updated.compactMap { registeredObject(for: $0) }
         if !changed.isEmpty {
-            let latest = (try? persistentStoreCoordinator?.snapshots(for: changed.map(\.objectID))) ?? []
-            persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self)
+            let latest = (try? withQueryGeneration { try persistentStoreCoordinator?.snapshots(for: changed.map(\.objectID)) }) ?? []
+            if case .unpinned = queryGenerationState { persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self) }
             var rows: [NSManagedObjectID: RowSnapshot] = [:]
             for row in latest { rows[row.objectID] = row }
             for object in changed {

@@ -291,7 +291,9 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     }
 
     /// Runs a read on a reader connection (concurrently with other reads and with the writer).
+    /// Reads of a context pinned to a query generation run on the generation's snapshot instead.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        if let snapshot = generationSnapshot() { return try read(snapshot, body) }
         let pool = try pool()
         do { return try pool.read(body) } catch { throw SQLiteStoreErrors.readError(error, url: url) }
     }
@@ -301,8 +303,35 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     /// pair around it cost more than many small queries themselves. Reads of several statements
     /// that must agree use `read`.
     func readStatement<T>(_ body: (Database) throws -> T) throws -> T {
+        if let snapshot = generationSnapshot() { return try read(snapshot, body) }
         let pool = try pool()
         do { return try pool.unsafeRead(body) } catch { throw SQLiteStoreErrors.readError(error, url: url) }
+    }
+
+    // MARK: - Query generations
+
+    /// The snapshot of this store in the query generation the current call is pinned to, if any:
+    /// one task-local read per statement, none per row.
+    @inline(__always)
+    private func generationSnapshot() -> DatabaseSnapshot? {
+        guard let generation = StoreReadGeneration.current else { return nil }
+        return generation.snapshot(for: self) as? DatabaseSnapshot
+    }
+
+    /// Runs a read in a query generation's snapshot (a held WAL read transaction); contexts
+    /// sharing the generation take turns on its one connection.
+    private func read<T>(_ snapshot: DatabaseSnapshot, _ body: (Database) throws -> T) throws -> T {
+        do { return try snapshot.read(body) } catch { throw SQLiteStoreErrors.readError(error, url: url) }
+    }
+
+    /// A read transaction begun now and held until the snapshot is released: the store's
+    /// state for a query generation. WAL lets the writer go on committing meanwhile; the WAL
+    /// file cannot be checkpointed past the snapshot until it is released.
+    var supportsReadSnapshots: Bool { true }
+
+    func makeReadSnapshot(store: NSPersistentStore) throws -> any Sendable {
+        let pool = try pool()
+        do { return try pool.makeSnapshot() } catch { throw SQLiteStoreErrors.readError(error, url: url) }
     }
 
     /// Runs a write transaction on the writer connection; it commits when `body` returns.
@@ -325,11 +354,16 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             defer { state = nil }
             return state
         }
-        do {
-            // Move the WAL into the main file first, so a copy of the .sqlite alone has every row.
-            if let pool, !options.readOnly {
+        // Move the WAL into the main file first, so a copy of the .sqlite alone has every row.
+        // A query generation still holding a snapshot keeps the WAL busy: the file is closed anyway.
+        if let pool, !options.readOnly {
+            do {
                 try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            } catch {
+                Log.store.error("Checkpointing the SQLite store \(url.path) before closing it failed: \(error)")
             }
+        }
+        do {
             try pool?.close()
         } catch {
             Log.store.error("Closing the SQLite store \(url.path) failed: \(error)")
