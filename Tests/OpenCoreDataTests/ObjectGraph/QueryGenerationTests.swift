@@ -327,6 +327,21 @@ struct QueryGenerationTests {
         }
     }
 
+    @Test("Custom (NSIncrementalStore) stores do not support query generations; a SQLite store beside one does not help")
+    func customStoreRefuses() throws {
+        NSPersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.type)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todoModel())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: TestStoreFiles.newStoreURL())
+        try coordinator.addPersistentStore(ofType: DictionaryStore.type, configurationName: nil, at: URL(fileURLWithPath: "/dictionary-store-qg"))
+        let context = Fixture.context(coordinator)
+        context.performAndWait {
+            let error = #expect(throws: NSError.self) { try context.setQueryGenerationFrom(.current) }
+            #expect(error?.code == NSCoreDataError)
+            #expect((error?.userInfo[NSAffectedStoresErrorKey] as? [NSPersistentStore])?.first?.type == DictionaryStore.type)
+            #expect(context.queryGenerationToken == nil)
+        }
+    }
+
     // MARK: - Tokens
 
     @Test("Tokens archive with NSKeyedArchiver secure coding and compare equal after a round trip; current stays current")
