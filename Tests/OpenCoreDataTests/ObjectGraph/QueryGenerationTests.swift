@@ -189,6 +189,34 @@ struct QueryGenerationTests {
         try pinned.performAndWait { () throws in #expect(try Self.count(pinned) == 4) }
     }
 
+    @Test("A pinned context's save of a row another coordinator changed is an optimistic-locking conflict its merge policy resolves")
+    func pinnedSaveResolvesConflicts() throws {
+        let fixture = try Fixture()
+        let pinned = fixture.context()
+        pinned.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+        let a = try pinned.performAndWait { try Self.pin(pinned); return try pinned.existingObject(with: fixture.a) }
+        let other = try fixture.otherCoordinatorContext()
+        try other.performAndWait {
+            try other.existingObject(with: fixture.a).setValue(5, forKey: "age")
+            try other.save()
+        }
+        try pinned.performAndWait {
+            #expect(a.value(forKey: "age") as? Int == 1)
+            a.setValue("A2", forKey: "name")
+            try pinned.save()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.predicate = NSPredicate(format: "name == 'A2'")
+            let saved = try #require(try pinned.fetch(request).first)
+            #expect(saved.value(forKey: "age") as? Int == 5)
+        }
+        let live = fixture.context()
+        try live.performAndWait { () throws in
+            let stored = try live.existingObject(with: fixture.a)
+            #expect(stored.value(forKey: "name") as? String == "A2")
+            #expect(stored.value(forKey: "age") as? Int == 5)
+        }
+    }
+
     @Test("An unpinned context's DidSave carries no query generation")
     func unpinnedSaveHasNoGeneration() throws {
         let fixture = try Fixture()
