@@ -376,14 +376,18 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     /// Writes the metadata of a store file that no coordinator has open.
     static func writeMetadata(_ metadata: [String: Any], at url: URL, options: [AnyHashable: Any]?) throws {
         let options = try SQLiteStoreOptions(options)
-        let data = try SQLiteMetadata.encode(metadata)
         do {
             let queue = try DatabaseQueue(path: url.path, configuration: options.configuration(label: "OpenCoreData.metadata"))
             defer { try? queue.close() }
-            try queue.write { db in try execute(db, bookkeeping.updateMetadata, [data, SQLBookkeepingStatements.metadataVersion]) }
+            try queue.write { db in try writeMetadata(metadata, in: db) }
         } catch {
             throw SQLiteStoreErrors.openError(error, url: url, action: "write the metadata of")
         }
+    }
+
+    /// Replaces `Z_METADATA`'s plist in the caller's transaction (the UUID column stays).
+    static func writeMetadata(_ metadata: [String: Any], in db: Database) throws {
+        try execute(db, bookkeeping.updateMetadata, [try SQLiteMetadata.encode(metadata), SQLBookkeepingStatements.metadataVersion])
     }
 
     // MARK: - Caches

@@ -61,8 +61,7 @@ extension SQLiteStore {
             guard !pending.isEmpty else { return nil }
             let left = try SQLiteDeferredCleanup.drop(pending, limit: limit, dialect: Self.dialect, db)
             let metadata = SQLiteDeferredCleanup.metadata(inspection.metadata, pending: left)
-            let plist = try SQLiteMetadata.encode(metadata.filter { !SQLiteMetadata.columnKeys.contains($0.key) })
-            try Self.execute(db, Self.bookkeeping.updateMetadata, [plist, SQLBookkeepingStatements.metadataVersion])
+            try Self.writeMetadata(metadata, in: db)
             return metadata
         }
     }

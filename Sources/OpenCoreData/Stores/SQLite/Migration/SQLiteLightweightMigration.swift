@@ -135,8 +135,7 @@ struct SQLiteLightweightMigration {
         let numbers = try rewritePrimaryKeys(previousKeys, db)
         var updated = SQLiteDeferredCleanup.metadata(metadata, pending: deferred)
         for (key, value) in SQLiteMetadata.initial(for: match.destinationModel) { updated[key] = value }
-        let plist = try SQLiteMetadata.encode(updated.filter { !SQLiteMetadata.columnKeys.contains($0.key) })
-        try execute(db, SQLiteStore.bookkeeping.updateMetadata, [plist, SQLBookkeepingStatements.metadataVersion])
+        try SQLiteStore.writeMetadata(updated, in: db)
         // Apple rewrites the store's own model with the destination model.
         try SQLiteModelCache.write(match.destinationModel, in: db)
         return (numbers, updated, obsoleteFiles)
