@@ -18,6 +18,8 @@ struct BatchInsertRows {
     private let template: StoreValues
     /// Slots of mandatory attributes, checked for nil after a row's keys are applied.
     private let mandatorySlots: [Int]
+    /// Whether a row may set each slot: stored attributes that are not derived.
+    private let settable: [Bool]
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -25,15 +27,19 @@ struct BatchInsertRows {
         self.layout = layout
         var template = StoreValues()
         var mandatory: [Int] = []
+        var settable: [Bool] = []
         for (slot, property) in layout.properties.enumerated() {
             if let relationship = property as? NSRelationshipDescription {
                 template.append(relationship.isToMany && !relationship.isTransient ? .objectIDs([]) : .null)
+                settable.append(false)
                 continue
             }
             guard let attribute = property as? NSAttributeDescription, !attribute.isTransient, !(attribute is NSDerivedAttributeDescription) else {
                 template.append(.null)
+                settable.append(false)
                 continue
             }
+            settable.append(true)
             if AttributeConversion.isCustom(attribute.attributeType) {
                 template.append(attribute.defaultValue.map { TransformableCoding.encode($0, attribute: attribute) } ?? .null)
             } else {
@@ -43,6 +49,7 @@ struct BatchInsertRows {
         }
         self.template = template
         self.mandatorySlots = mandatory
+        self.settable = settable
     }
 
     // MARK: - Rows
@@ -58,16 +65,26 @@ struct BatchInsertRows {
         return values
     }
 
-    /// The store row of a dictionary a `dictionaryHandler` filled in (read without copying it
-    /// into a Swift dictionary first); a key that is not a string fails the request.
-    func row(_ dictionary: NSDictionary, index: Int) throws -> StoreValues {
-        var values = template
-        for (key, value) in dictionary {
-            guard let key = key as? String else {
-                throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(entity.name ?? "?")' has a key that is not a string: \(key).",
-                                 key: "\(key)", index: index)
+    /// An empty row for a `dictionaryHandler` to fill in.
+    func makeRowDictionary() -> BatchInsertRowDictionary {
+        BatchInsertRowDictionary(names: layout.properties.map(\.name), slotByName: layout.indexByName)
+    }
+
+    /// The store row of a dictionary a `dictionaryHandler` filled in, read by slot. A key that
+    /// names no property, or is not a string, fails the request.
+    func row(_ dictionary: BatchInsertRowDictionary, index: Int) throws -> StoreValues {
+        if let (key, _) = dictionary.otherEntries.first {
+            guard let name = key.base as? String else {
+                throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(entity.name ?? "?")' has a key that is not a string: \(key.base).",
+                                 key: "\(key.base)", index: index)
             }
-            let slot = try attributeSlot(key, index: index)
+            _ = try attributeSlot(name, index: index)
+        }
+        var values = template
+        for slot in dictionary.setSlots {
+            guard let value = dictionary.values[slot] else { continue }
+            let key = layout.properties[slot].name
+            if !settable[slot] { try checkSettable(slot, key: key, index: index) }
             values[slot] = try storeValue(value, slot: slot, key: key, index: index)
         }
         try checkMandatory(values, index: index)
@@ -100,11 +117,17 @@ struct BatchInsertRows {
 
     /// The slot of a key a row may set.
     private func attributeSlot(_ key: String, index: Int) throws -> Int {
-        let name = entity.name ?? "?"
         guard let slot = layout.indexByName[key] else {
-            throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(name)' has the key '\(key)', which is not a property of the entity.",
+            throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(entity.name ?? "?")' has the key '\(key)', which is not a property of the entity.",
                              key: key, index: index)
         }
+        if !settable[slot] { try checkSettable(slot, key: key, index: index) }
+        return slot
+    }
+
+    /// Fails for a property a row cannot set: a relationship, a transient or derived attribute.
+    private func checkSettable(_ slot: Int, key: String, index: Int) throws {
+        let name = entity.name ?? "?"
         let property = layout.properties[slot]
         if property is NSRelationshipDescription {
             throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(name)' sets the relationship '\(key)'; a batch insert sets attributes only.",
@@ -114,7 +137,6 @@ struct BatchInsertRows {
             throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(name)' sets '\(key)', which is \(property.isTransient ? "transient" : "derived") and has no stored value to insert.",
                              key: key, index: index)
         }
-        return slot
     }
 
     /// A value in store form, or a validation error naming the row and key.

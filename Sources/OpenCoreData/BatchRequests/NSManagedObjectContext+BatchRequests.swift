@@ -61,8 +61,14 @@ extension NSBatchInsertRequest: BatchStoreRequest {
                 return try rows.row(objects[index], index: index)
             }
         } else if let handler = dictionaryHandler {
+            var dictionary = rows.makeRowDictionary()
             nextRow = {
-                let dictionary = NSMutableDictionary()
+                // One dictionary serves every row unless the handler kept a reference to it.
+                if isKnownUniquelyReferenced(&dictionary) {
+                    dictionary.reset()
+                } else {
+                    dictionary = rows.makeRowDictionary()
+                }
                 if handler(dictionary) { return nil }
                 defer { index += 1 }
                 return try rows.row(dictionary, index: index)

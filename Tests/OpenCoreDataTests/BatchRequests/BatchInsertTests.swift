@@ -92,6 +92,70 @@ extension BatchRequestTests {
         #expect(context.performAndWait { names.map { $0.value(forKey: "name") as? String } } == ["item 1", "item 2", "item 3"])
     }
 
+    @Test("Batch insert: the dictionary a dictionaryHandler fills is an NSMutableDictionary: it reads back, enumerates, removes and copies its entries, and each row starts empty")
+    func dictionaryHandlerDictionaryBehaves() throws {
+        let context = try Self.open()
+        var calls = 0
+        var kept: [NSMutableDictionary] = []
+        var seen: [String] = []
+        let request = NSBatchInsertRequest(entityName: "Item", dictionaryHandler: { dictionary in
+            calls += 1
+            // Every call starts from an empty dictionary, whatever the previous row set.
+            seen.append("\(dictionary.count)")
+            if calls == 4 { return true }
+            dictionary["name"] = "row \(calls)"
+            dictionary["count"] = calls
+            dictionary.setObject("scratch", forKey: "note" as NSString)
+            dictionary.removeObject(forKey: "note")
+            if calls == 2 {
+                // A dictionary the handler keeps is not reused for later rows.
+                kept.append(dictionary)
+                dictionary.addEntries(from: ["price": 9.5])
+            }
+            seen.append((dictionary.allKeys as? [String] ?? []).sorted().joined(separator: ","))
+            seen.append("\(dictionary["name"] as? String ?? "-")/\(dictionary.object(forKey: "count") as? Int ?? -1)")
+            let copy = dictionary.copy() as? NSDictionary
+            seen.append("\(copy?.count ?? -1)")
+            return false
+        })
+        request.resultType = .count
+        #expect(try Self.execute(context, request, as: NSBatchInsertResult.self).result as? Int == 3)
+        #expect(seen == ["0", "count,name", "row 1/1", "2",
+                         "0", "count,name,price", "row 2/2", "3",
+                         "0", "count,name", "row 3/3", "2",
+                         "0"])
+        #expect(kept.first?["price"] as? Double == 9.5)
+        let items = try Self.fetch(context, "Item")
+        #expect(context.performAndWait { items.map { "\($0.value(forKey: "name") ?? "")/\($0.value(forKey: "count") ?? "")/\($0.value(forKey: "price") ?? "")/\($0.value(forKey: "note") ?? "nil")" } }
+                == ["row 1/1/1.5/nil", "row 2/2/9.5/nil", "row 3/3/1.5/nil"])
+    }
+
+    @Test("Batch insert: a dictionaryHandler row with an unknown key, a key that is not a string or a value of the wrong type fails the request naming row and key; nothing is written")
+    func dictionaryHandlerRejectsBadRows() throws {
+        let context = try Self.open()
+        let cases: [(key: AnyHashable, value: Any, code: Int, named: String)] = [
+            ("colour", "red", NSCoreDataError, "colour"),
+            (42, "x", NSCoreDataError, "42"),
+            ("count", "many", NSManagedObjectValidationError, "count"),
+            ("category", NSNull(), NSCoreDataError, "category"),
+        ]
+        for (key, value, code, named) in cases {
+            var calls = 0
+            let request = NSBatchInsertRequest(entityName: "Item", dictionaryHandler: { dictionary in
+                calls += 1
+                if calls == 3 { return true }
+                dictionary["name"] = "row \(calls)"
+                if calls == 2 { dictionary[key] = value }
+                return false
+            })
+            let error = Self.error { _ = try context.performAndWait { try context.execute(request) } }
+            #expect(error?.code == code, "\(key)")
+            #expect(error?.userInfo[NSValidationKeyErrorKey] as? String == named)
+            #expect(error?.userInfo[OCDBatchRowIndexErrorKey] as? Int == 1)
+            #expect(try Self.integer(context, "SELECT COUNT(*) FROM ZITEM") == 0)
+        }
+    }
+
     @Test("Batch insert: managedObjectHandler sets attributes on an object per row; setting a relationship fails the request")
     func insertWithManagedObjectHandler() throws {
         let context = try Self.open()
