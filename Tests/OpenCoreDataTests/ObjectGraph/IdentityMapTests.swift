@@ -57,4 +57,26 @@ struct IdentityMapTests {
         for key in keys.shuffled() where key.primaryKey % 3 == 0 { map[key] = nil }
         for key in keys { #expect((map[key] != nil) == (key.primaryKey % 3 != 0)) }
     }
+
+    @Test("Runs of consecutive keys whose home slots overlap (temporary and permanent IDs of one save, two entities) are all found and removed")
+    func overlappingRuns() {
+        let entities = TestModels.personModel().entities
+        let handles = [StoreHandle(identifier: "A"), StoreHandle(identifier: "B")]
+        let object = NSManagedObject(entity: entities[0], insertInto: nil)
+        var map = IdentityMap()
+        // Several key runs, inserted alternately, so that whichever runs share home slots do so
+        // while both are being filled.
+        let runs = handles.flatMap { handle in
+            entities.map { entity in (1...6_000).map { NSManagedObjectID(entity: entity, primaryKey: Int64($0), handle: handle).key } }
+        }
+        for index in 0..<6_000 {
+            for run in runs { map[run[index]] = Unmanaged.passUnretained(object) }
+        }
+        let all = runs.flatMap { $0 }
+        #expect(map.count == Set(all).count)
+        for key in all { #expect(map[key] != nil) }
+        for key in runs[0] { map[key] = nil }
+        for key in runs[0] { #expect(map[key] == nil) }
+        for key in runs.dropFirst().joined() { #expect(map[key] != nil) }
+    }
 }

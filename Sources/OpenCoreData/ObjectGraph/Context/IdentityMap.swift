@@ -126,6 +126,10 @@ package struct IdentityMap {
             probe += 1
         }
         var carried = Entry(key: key, object: object)
+        // Steps to the empty slot, counted apart from the probe, which each swap shortens: two
+        // runs of consecutive keys with overlapping home slots make every insert into the first
+        // shift the entries of the whole second run, however short each probe is.
+        var steps = probe
         while entries[index].object != nil {
             let resident = distance(index)
             if resident < probe {
@@ -134,7 +138,8 @@ package struct IdentityMap {
             }
             index = (index + 1) & mask
             probe += 1
-            if probe > Self.longProbe && !scrambled {
+            steps += 1
+            if (probe > Self.longProbe || steps > Self.longProbe) && !scrambled {
                 // Keys pile up: place the carried entry, then rebuild with the seeded hash.
                 scrambled = true
                 rehash(capacity: entries.count)

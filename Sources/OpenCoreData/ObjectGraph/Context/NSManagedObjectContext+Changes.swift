@@ -176,17 +176,28 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
         }
         let ids = try coordinator.permanentIDs(for: temporary.map(\.entity))
-        for (object, id) in zip(temporary, ids) {
-            assignPermanentID(id, to: object)
-        }
+        assignPermanentIDs(Array(zip(temporary, ids)))
     }
 
     package func assignPermanentID(_ id: NSManagedObjectID, to object: NSManagedObject) {
-        let old = object._objectID
-        registry.remove(old, ifItIs: object)
-        if !retained.isEmpty { retained[old] = nil }
-        object._objectID = id
-        registerObject(object)
+        assignPermanentIDs([(object, id)])
+    }
+
+    /// Re-registers objects under their permanent IDs: every temporary ID leaves the registry
+    /// before the first permanent one enters. Interleaved, a run of consecutive temporary keys
+    /// and the run of permanent keys replacing it could share home slots in the identity map,
+    /// and each insert would then walk the rest of the other run.
+    package func assignPermanentIDs(_ assignments: [(object: NSManagedObject, id: NSManagedObjectID)]) {
+        for (object, _) in assignments {
+            let old = object._objectID
+            registry.remove(old, ifItIs: object)
+            if !retained.isEmpty { retained[old] = nil }
+        }
+        registry.reserveCapacity(registry.count + assignments.count)
+        for (object, id) in assignments {
+            object._objectID = id
+            registerObject(object)
+        }
     }
 }
 

@@ -110,9 +110,7 @@ extension NSManagedObjectContext {
         let updatedObjects = Array(updated.values).filter { !$0.deletedFlag && !$0.insertedFlag }
         let deletedObjects = Array(deleted.values)
         let map = result.permanentIDs
-        for object in insertedObjects {
-            if let permanent = map.permanentID(for: object.objectID) { assignPermanentID(permanent, to: object) }
-        }
+        assignPermanentIDs(insertedObjects.compactMap { object in map.permanentID(for: object.objectID).map { (object, $0) } })
         // The request's snapshots are the saved rows; only references to new objects change IDs.
         // Inserted rows are in insertion order, one per inserted object.
         for (index, object) in insertedObjects.enumerated() {
