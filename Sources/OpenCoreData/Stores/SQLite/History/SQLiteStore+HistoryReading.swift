@@ -12,15 +12,7 @@ extension SQLiteStore {
     ///   whose successors were deleted (`deleteHistory(before:)` went past it).
     func fetchHistory(_ request: StoreHistoryRequest, store: NSPersistentStore) throws -> [StoreHistoryTransaction] {
         let dialect = Self.dialect
-        let t = SQLHistoryStatements.transactionAlias
-        var conditions: [SQLFragment] = []
-        switch request.bound {
-        case .all: break
-        case .date(let date):
-            conditions.append(dialect.column("ZTIMESTAMP", of: t) + " > " + dialect.parameter(.real(date.timeIntervalSinceReferenceDate)))
-        case .transaction(let number):
-            conditions.append(dialect.column("Z_PK", of: t) + " > " + dialect.parameter(.integer(number)))
-        }
+        var conditions = Self.historyBound(request.bound, after: true)
         let transactionLowering = SQLHistoryPredicateLowering(keys: SQLHistoryPredicateLowering.transactionKeys(historySQL, dialect: dialect), dialect: dialect)
         let changeLowering = SQLHistoryPredicateLowering(keys: SQLHistoryPredicateLowering.changeKeys(dialect: dialect), dialect: dialect)
         let transactionCondition = request.transactionPredicate.flatMap { transactionLowering.lower($0.node) }
@@ -123,19 +115,26 @@ extension SQLiteStore {
                                  userInfo: [NSFilePathErrorKey: url.path])
     }
 
+    /// The condition on transactions of a request's bound: those after it (a fetch: later than
+    /// the date, after the transaction) or those before it (a delete: older than the date, up
+    /// to and including the transaction).
+    private static func historyBound(_ bound: StoreHistoryRequest.Bound, after: Bool) -> [SQLFragment] {
+        let t = SQLHistoryStatements.transactionAlias
+        switch bound {
+        case .all:
+            return []
+        case .date(let date):
+            return [dialect.column("ZTIMESTAMP", of: t) + (after ? " > " : " < ") + dialect.parameter(.real(date.timeIntervalSinceReferenceDate))]
+        case .transaction(let number):
+            return [dialect.column("Z_PK", of: t) + (after ? " > " : " <= ") + dialect.parameter(.integer(number))]
+        }
+    }
+
     /// Deletes the transactions the request's bound selects (up to and including a transaction,
     /// or older than a date) with their changes; interned strings stay.
     func deleteHistory(_ request: StoreHistoryRequest) throws -> Int {
         let dialect = Self.dialect
-        let t = SQLHistoryStatements.transactionAlias
-        var conditions: [SQLFragment] = []
-        switch request.bound {
-        case .all: break
-        case .date(let date):
-            conditions.append(dialect.column("ZTIMESTAMP", of: t) + " < " + dialect.parameter(.real(date.timeIntervalSinceReferenceDate)))
-        case .transaction(let number):
-            conditions.append(dialect.column("Z_PK", of: t) + " <= " + dialect.parameter(.integer(number)))
-        }
+        var conditions = Self.historyBound(request.bound, after: false)
         if let predicate = request.transactionPredicate {
             let lowering = SQLHistoryPredicateLowering(keys: SQLHistoryPredicateLowering.transactionKeys(historySQL, dialect: dialect), dialect: dialect)
             guard let lowered = lowering.lower(predicate.node) else {
