@@ -42,7 +42,7 @@ extension SQLiteStore: HistoryStoreBackend {
 
     /// The history rows of a save, built before its rows are written (a deleted row's preserved
     /// values are read while it is still there).
-    func historyChanges(_ request: StoreSaveRequest, permanentIDs: PermanentIDMap, db: Database, store: NSPersistentStore) throws -> [HistoryChangeRow] {
+    func historyChanges(_ request: StoreSaveRequest, permanentIDs: PermanentIDMap, db: Database) throws -> [HistoryChangeRow] {
         var changes: [HistoryChangeRow] = []
         changes.reserveCapacity(request.inserted.count + request.updated.count + request.deleted.count)
         for insert in request.inserted {
@@ -59,7 +59,7 @@ extension SQLiteStore: HistoryStoreBackend {
         for delete in request.deleted {
             let id = delete.objectID
             changes.append(HistoryChangeRow(entityNumber: Int64(schema.entityNumber(of: id.entity)), primaryKey: id.primaryKey,
-                                            kind: .delete, tombstone: try tombstone(delete, db: db, store: store)))
+                                            kind: .delete, tombstone: try tombstone(delete, db: db)))
         }
         return changes
     }
@@ -67,7 +67,7 @@ extension SQLiteStore: HistoryStoreBackend {
     /// The values of a deleted row's attributes that preserve theirs in history (never those
     /// stored outside the row), from the values the context read or else from the row; nil when
     /// the entity has none. A batch delete reads the same columns (`SQLiteTombstoneColumns`).
-    private func tombstone(_ delete: StoreDelete, db: Database, store: NSPersistentStore) throws -> [String: StoreValue]? {
+    private func tombstone(_ delete: StoreDelete, db: Database) throws -> [String: StoreValue]? {
         let entity = delete.objectID.entity
         guard let preserved = writePlan(for: entity).tombstoneColumns else { return nil }
         if let tombstone = preserved.tombstone(from: delete.committedValues, slotCount: entity.layout.properties.count) {
