@@ -1,7 +1,7 @@
 import Foundation
 
 /// The rows one batch request changed, in one value: what the result's IDs and counts, the
-/// coordinator's row-cache invalidation and (later) persistent history are built from.
+/// coordinator's row-cache invalidation and persistent history are built from.
 ///
 /// Rows are kept as primary keys grouped by change kind, concrete entity and changed property
 /// names, not as object IDs: a batch insert of a million rows would otherwise allocate a million
@@ -25,6 +25,25 @@ package struct StoreBatchChanges: Sendable {
         /// Rows deleted by a Cascade rule are not side effects: results include them.
         package let isSideEffect: Bool
         package var primaryKeys: [Int64]
+        /// For deletes on a store that keeps history: the preserved values of the rows, parallel
+        /// to `primaryKeys` (shorter when the last rows have none; empty when no row has any).
+        package fileprivate(set) var tombstones: [[String: StoreValue]?] = []
+
+        /// The preserved values of the row at `index` of `primaryKeys`, if it has any.
+        package func tombstone(at index: Int) -> [String: StoreValue]? {
+            index < tombstones.count ? tombstones[index] : nil
+        }
+
+        /// Adds a row, and its tombstone when it has one.
+        fileprivate mutating func append(_ primaryKey: Int64, tombstone: [String: StoreValue]?) {
+            if let tombstone {
+                if tombstones.count < primaryKeys.count {
+                    tombstones.append(contentsOf: repeatElement(nil, count: primaryKeys.count - tombstones.count))
+                }
+                tombstones.append(tombstone)
+            }
+            primaryKeys.append(primaryKey)
+        }
     }
 
     package private(set) var groups: [Group] = []
@@ -42,23 +61,24 @@ package struct StoreBatchChanges: Sendable {
 
     package init() {}
 
-    /// Records one changed row.
+    /// Records one changed row; a deleted row with the values its entity preserves in history.
     package mutating func append(_ kind: Kind, entity: NSEntityDescription, primaryKey: Int64, updatedProperties: [String] = [],
-                                 isSideEffect: Bool = false) {
+                                 isSideEffect: Bool = false, tombstone: [String: StoreValue]? = nil) {
         if let last = lastGroup, groups[last].kind == kind, groups[last].entity === entity, groups[last].isSideEffect == isSideEffect,
            groups[last].updatedProperties == updatedProperties {
-            groups[last].primaryKeys.append(primaryKey)
+            groups[last].append(primaryKey, tombstone: tombstone)
             return
         }
         let key = GroupKey(kind: kind, entity: ObjectIdentifier(entity), properties: updatedProperties, isSideEffect: isSideEffect)
         if let index = groupIndex[key] {
             lastGroup = index
-            groups[index].primaryKeys.append(primaryKey)
+            groups[index].append(primaryKey, tombstone: tombstone)
         } else {
             groupIndex[key] = groups.count
             lastGroup = groups.count
-            groups.append(Group(kind: kind, entity: entity, updatedProperties: updatedProperties, isSideEffect: isSideEffect,
-                                primaryKeys: [primaryKey]))
+            var group = Group(kind: kind, entity: entity, updatedProperties: updatedProperties, isSideEffect: isSideEffect, primaryKeys: [])
+            group.append(primaryKey, tombstone: tombstone)
+            groups.append(group)
         }
     }
 

@@ -128,7 +128,7 @@ extension SQLiteStore {
             func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID { map.resolve(id) }
             func resolved(_ values: StoreValues) -> StoreValues { map.remapped(values) }
             // Built before the deletes: a deleted row's preserved values are read from it.
-            let historyRows = keepsHistory ? try historyChanges(request, permanentIDs: map, db: db, store: store) : []
+            let historyRows = keepsHistory ? try historyChanges(request, permanentIDs: map, db: db) : []
 
             try writeDeletes(request.deleted, files: files, db: db)
             var relationshipWork: [(plan: SQLiteWritePlan, key: Int64, values: StoreValues, slots: Set<Int>?)] = []

@@ -95,6 +95,8 @@ final class SQLiteWritePlan: @unchecked Sendable {
     let externalSlots: [Int]
     /// `SELECT <external columns> FROM T WHERE Z_PK = ?`: what an update or delete replaces.
     let selectExternalSQL: String?
+    /// The attributes a deleted row leaves in persistent history; nil for most entities.
+    let tombstoneColumns: SQLiteTombstoneColumns?
     private let updateStatements = Mutex<[[Int]: String]>([:])
 
     init(entity: NSEntityDescription, schema: SQLStoreSchema, dialect: any SQLDialect) {
@@ -132,6 +134,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
             externalColumns.append(table.columns[index].name)
         }
         self.externalSlots = externalSlots
+        self.tombstoneColumns = SQLiteTombstoneColumns(entity: entity, table: table)
         if externalColumns.isEmpty {
             self.selectExternalSQL = nil
         } else {

@@ -42,8 +42,9 @@ extension SQLiteStore {
     /// updated (upserted, nullified, derived) and deleted row, cascades included, as Apple's
     /// history has one change per row a batch request touches.
     ///
-    /// Deleted rows carry no tombstone: their values are gone by the time the rows are known
-    /// (docs/BatchRequests.md).
+    /// Deleted rows carry the tombstone their `DELETE … RETURNING` read (the values of the
+    /// attributes of the row's concrete entity that preserve theirs in history), encoded as a
+    /// save's are.
     func recordBatchChanges(_ changes: StoreBatchChanges, origin: StoreChangeOrigin, in db: Database) throws {
         guard keepsHistory else { return }
         var rows: [HistoryChangeRow] = []
@@ -56,8 +57,9 @@ extension SQLiteStore {
             }
             let properties = group.kind == .update ? group.updatedProperties : nil
             rows.reserveCapacity(rows.count + group.primaryKeys.count)
-            for key in group.primaryKeys {
-                rows.append(HistoryChangeRow(entityNumber: number, primaryKey: key, kind: kind, updatedProperties: properties))
+            for (index, key) in group.primaryKeys.enumerated() {
+                rows.append(HistoryChangeRow(entityNumber: number, primaryKey: key, kind: kind, updatedProperties: properties,
+                                             tombstone: group.tombstone(at: index)))
             }
         }
         _ = try SQLiteHistoryRecorder.record(HistoryTransactionInfo(author: origin.author, contextName: origin.contextName), changes: rows, db: db)

@@ -15,7 +15,8 @@ extension SQLiteStore {
     ///    inverse fails the request with `NSValidationMissingMandatoryPropertyError` (1570).
     ///    To-many inverses need nothing: join-table rows of deleted rows are deleted, whatever
     ///    the rule, and a foreign key on a deleted row goes with it.
-    /// 5. The writes: nullifying updates, join-table rows, then the rows, by chunks of keys.
+    /// 5. The writes: nullifying updates, join-table rows, then the rows, by chunks of keys; on a
+    ///    store that keeps history, each row's preserved values (its tombstone) come back with it.
     /// Every check runs before the first write; any failure rolls the transaction back.
     func batchDelete(_ delete: StoreBatchDelete, into changes: inout StoreBatchChanges, files: SQLiteExternalDataWrites,
                      db: Database, store: NSPersistentStore) throws {
@@ -85,17 +86,8 @@ extension SQLiteStore {
         for (entity, keys) in deletion.byEntity {
             try deleteJoinRows(of: entity, keys: keys, db: db)
         }
-        let dialect = Self.dialect
-        let alias = SQLTranslationState.rootAlias
         for (entity, keys) in deletion.byEntity {
-            guard let table = schema.table(for: entity) else { continue }
-            for chunk in keys.chunked(Self.keyChunkSize) {
-                let condition = dialect.column("Z_PK", of: alias) + " IN " + dialect.parameterList(chunk.map(SQLValue.integer))
-                try run(db, SQLBatchWrite(.delete, table: table.name, alias: alias, where: condition, returning: []).render(in: dialect)) { statement, arguments in
-                    try statement.execute(arguments: arguments)
-                }
-            }
-            for key in keys { changes.append(.delete, entity: entity, primaryKey: key) }
+            try deleteRows(of: entity, keys: keys, into: &changes, db: db)
         }
     }
 
@@ -181,6 +173,40 @@ extension SQLiteStore {
                 changes.append(.update, entity: schema.entity(number: Int(row.entity)) ?? entity, primaryKey: row.key,
                                updatedProperties: [relationship.name], isSideEffect: true)
             }
+        }
+    }
+
+    /// Deletes rows of one concrete entity by chunks of keys and records them. On a store that
+    /// keeps history, an entity with preserved attributes has each `DELETE` return their columns
+    /// (`RETURNING Z_PK, <preserved columns>`): the deleted rows' tombstones, read as the rows
+    /// go, with no statement per row.
+    private func deleteRows(of entity: NSEntityDescription, keys: [Int64], into changes: inout StoreBatchChanges, db: Database) throws {
+        guard let table = schema.table(for: entity) else { return }
+        let dialect = Self.dialect
+        let alias = SQLTranslationState.rootAlias
+        let preserved = keepsHistory ? writePlan(for: entity).tombstoneColumns : nil
+        let returning = preserved.map { ["Z_PK"] + $0.columnNames } ?? []
+        for chunk in keys.chunked(Self.keyChunkSize) {
+            let condition = dialect.column("Z_PK", of: alias) + " IN " + dialect.parameterList(chunk.map(SQLValue.integer))
+            let statement = SQLBatchWrite(.delete, table: table.name, alias: alias, where: condition, returning: returning).render(in: dialect)
+            guard let preserved else {
+                try run(db, statement) { statement, arguments in try statement.execute(arguments: arguments) }
+                for key in chunk { changes.append(.delete, entity: entity, primaryKey: key) }
+                continue
+            }
+            // RETURNING gives rows in no defined order: they are matched to the chunk's keys,
+            // which keep the order every other change of the request is recorded in.
+            var tombstones: [Int64: [String: StoreValue]] = [:]
+            tombstones.reserveCapacity(chunk.count)
+            try run(db, statement) { statement, arguments in
+                let cursor = try Row.fetchCursor(statement, arguments: arguments)
+                let handle = statement.sqliteStatement
+                while try cursor.next() != nil {
+                    guard let key = SQLiteRowDecoder.integer(handle, 0) else { continue }
+                    tombstones[key] = preserved.tombstone(handle, from: 1)
+                }
+            }
+            for key in chunk { changes.append(.delete, entity: entity, primaryKey: key, tombstone: tombstones[key]) }
         }
     }
 

@@ -42,7 +42,7 @@ extension SQLiteStore: HistoryStoreBackend {
 
     /// The history rows of a save, built before its rows are written (a deleted row's preserved
     /// values are read while it is still there).
-    func historyChanges(_ request: StoreSaveRequest, permanentIDs: PermanentIDMap, db: Database, store: NSPersistentStore) throws -> [HistoryChangeRow] {
+    func historyChanges(_ request: StoreSaveRequest, permanentIDs: PermanentIDMap, db: Database) throws -> [HistoryChangeRow] {
         var changes: [HistoryChangeRow] = []
         changes.reserveCapacity(request.inserted.count + request.updated.count + request.deleted.count)
         for insert in request.inserted {
@@ -59,27 +59,26 @@ extension SQLiteStore: HistoryStoreBackend {
         for delete in request.deleted {
             let id = delete.objectID
             changes.append(HistoryChangeRow(entityNumber: Int64(schema.entityNumber(of: id.entity)), primaryKey: id.primaryKey,
-                                            kind: .delete, tombstone: try tombstone(delete, db: db, store: store)))
+                                            kind: .delete, tombstone: try tombstone(delete, db: db)))
         }
         return changes
     }
 
     /// The values of a deleted row's attributes that preserve theirs in history (never those
-    /// stored outside the row), from the values the context read or else from the row.
-    private func tombstone(_ delete: StoreDelete, db: Database, store: NSPersistentStore) throws -> [String: StoreValue]? {
-        let layout = delete.objectID.entity.layout
-        let slots = layout.storedAttributeIndices.filter { slot in
-            guard let attribute = layout.properties[slot] as? NSAttributeDescription else { return false }
-            return attribute.preservesValueInHistoryOnDeletion && !attribute.allowsExternalBinaryDataStorage
+    /// stored outside the row), from the values the context read or else from the row; nil when
+    /// the entity has none. A batch delete reads the same columns (`SQLiteTombstoneColumns`).
+    private func tombstone(_ delete: StoreDelete, db: Database) throws -> [String: StoreValue]? {
+        let entity = delete.objectID.entity
+        guard let preserved = writePlan(for: entity).tombstoneColumns else { return nil }
+        if let tombstone = preserved.tombstone(from: delete.committedValues, slotCount: entity.layout.properties.count) {
+            return tombstone
         }
-        guard !slots.isEmpty else { return nil }
-        var values = delete.committedValues
-        if values.count != layout.properties.count || slots.contains(where: { values[$0] == .unloaded }) {
-            values = try currentRow(delete.objectID, db: db, store: store)?.values ?? []
-        }
+        guard let table = schema.table(for: entity) else { return [:] }
+        let columns = preserved.columnNames.map { Self.dialect.column($0, of: SQLTranslationState.rootAlias) }
         var tombstone: [String: StoreValue] = [:]
-        for slot in slots where slot < values.count {
-            tombstone[layout.properties[slot].name] = values[slot]
+        try run(db, builder.rows(in: table, columns: columns, keys: [delete.objectID.primaryKey])) { statement, arguments in
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
+            if try cursor.next() != nil { tombstone = preserved.tombstone(statement.sqliteStatement, from: 0) }
         }
         return tombstone
     }
