@@ -88,7 +88,7 @@ struct TodoModelMigrationTests {
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }
         let error = try #require(loadError) as NSError
-        #expect(error.domain == NSCocoaErrorDomain)
+        #expect(error.domain == NSCocoaErrorDomain && error.code == NSMigrationError)
         #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
         // The app reports it as a store it can't open.
         #expect(throws: TodoAppError.self) { try TodoPersistence.makeContainer(storeURL: storeURL) }

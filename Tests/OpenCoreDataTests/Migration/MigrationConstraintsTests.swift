@@ -34,7 +34,7 @@ struct MigrationConstraintsTests {
         // Every novel's genre is "crime".
         let destination = try Inferred.version2 { model in Inferred.entity(model, "Novel").uniquenessConstraints = [["genre"]] }
         let error = try #require(throws: (any Error).self) { try Inferred.open(url, destination) } as NSError
-        #expect(error.domain == NSCocoaErrorDomain)
+        #expect(error.domain == NSCocoaErrorDomain && error.code == NSMigrationError)
         let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
         #expect(after[NSStoreModelVersionHashesKey] as? NSDictionary == before[NSStoreModelVersionHashesKey] as? NSDictionary)
         #expect(try Self.indexes(url).isEmpty)
