@@ -151,22 +151,25 @@ extension ArchiveRepository {
             request.predicate = NSPredicate(format: "id IN %@", chunk)
             for location in try context.fetch(request) { if let id = location.id { locationsById[id] = location } }
         }
-        try forEachChunk(of: todos) { chunk in
+        // Every fetch first: a fetch merges the context's pending changes into its result by
+        // evaluating its predicate against each changed object, so fetching after linking
+        // some to-dos would grow with every chunk.
+        var entities: [String: TodoEntity] = [:]
+        try forEachChunk(of: todos.map(\.todoId)) { chunk in
             let request: NSFetchRequest<TodoEntity> = TodoEntity.fetchRequest()
-            request.predicate = NSPredicate(format: "todoId IN %@", chunk.map(\.todoId))
+            request.predicate = NSPredicate(format: "todoId IN %@", chunk)
             request.relationshipKeyPathsForPrefetching = ["tags", "location"]
-            let entities = Dictionary(try context.fetch(request).compactMap { todo in todo.todoId.map { ($0, todo) } },
-                                      uniquingKeysWith: { first, _ in first })
-            for todo in chunk {
-                // Validation found every reference and the batch requests stored every to-do;
-                // one missing now was deleted by another process meanwhile: it stays deleted.
-                guard let entity = entities[todo.todoId] else { continue }
-                let tags = (todo.tags ?? []).compactMap { tagsById[$0] }
-                let current = Set((entity.tags?.allObjects ?? []).compactMap { ($0 as? NSManagedObject)?.objectID })
-                if current != Set(tags.map(\.objectID)) { entity.tags = NSSet(array: tags) }
-                let location = todo.location.flatMap { locationsById[$0] }
-                if entity.location?.objectID != location?.objectID { entity.location = location }
-            }
+            for todo in try context.fetch(request) { if let id = todo.todoId { entities[id] = todo } }
+        }
+        for todo in todos {
+            // Validation found every reference and the batch requests stored every to-do; one
+            // missing now was deleted by another process meanwhile: it stays deleted.
+            guard let entity = entities[todo.todoId] else { continue }
+            let tags = (todo.tags ?? []).compactMap { tagsById[$0] }
+            let current = Set((entity.tags?.allObjects ?? []).compactMap { ($0 as? NSManagedObject)?.objectID })
+            if current != Set(tags.map(\.objectID)) { entity.tags = NSSet(array: tags) }
+            let location = todo.location.flatMap { locationsById[$0] }
+            if entity.location?.objectID != location?.objectID { entity.location = location }
         }
         if context.hasChanges { try context.save() }
     }
