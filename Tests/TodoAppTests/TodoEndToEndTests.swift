@@ -133,7 +133,7 @@ struct TodoEndToEndTests {
             (#"{"format":"opencoredata-todo","version":1,"tags":[],"locations":[],"todos":[{"todoId":"\#(good)","title":"New"},{"todoId":"nope","title":"Bad"}]}"#, "todos[1]"),
             // a missing title
             (#"{"format":"opencoredata-todo","version":1,"tags":[],"locations":[],"todos":[{"todoId":"\#(good)"}]}"#, "todos[0]"),
-            // a tag that exists nowhere: found while writing, after the first to-do was inserted
+            // a tag that exists nowhere: found by validation, before the batch inserts write anything
             (#"{"format":"opencoredata-todo","version":1,"tags":[],"locations":[],"todos":[{"todoId":"\#(good)","title":"New"},{"todoId":"\#(UUID().uuidString)","title":"Bad","tags":["\#(UUID().uuidString)"]}]}"#, "todos[1]"),
             ("not json", "not valid JSON"),
         ]

@@ -18,10 +18,8 @@ struct TodoWatchTests {
         return lines
     }
 
-    @Test("todo watch prints each insert and update another todo process commits")
-    func watchesOtherProcesses() throws {
-        let todo = try TodoBinary()
-        defer { todo.remove() }
+    /// Starts `todo watch --count <count>` on the store; ready once it says so on standard error.
+    static func startWatcher(_ todo: TodoBinary, count: Int) throws -> (Process, output: URL) {
         let executable = try #require(TodoBinary.executable)
         try todo.ok(["stats"])  // creates the store
         let out = todo.directory.appendingPathComponent("watch.out")
@@ -30,14 +28,21 @@ struct TodoWatchTests {
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let watcher = Process()
         watcher.executableURL = executable
-        watcher.arguments = ["watch", "--count", "2", "--store", todo.store.path]
+        watcher.arguments = ["watch", "--count", "\(count)", "--store", todo.store.path]
         watcher.standardOutput = try FileHandle(forWritingTo: out)
         watcher.standardError = try FileHandle(forWritingTo: err)
         watcher.standardInput = FileHandle.nullDevice
         try watcher.run()
-        defer { if watcher.isRunning { watcher.terminate() } }
-        // Ready once it says so on standard error.
         #expect(!Self.lines(in: err, atLeast: 1, while: watcher).isEmpty)
+        return (watcher, out)
+    }
+
+    @Test("todo watch prints each insert and update another todo process commits")
+    func watchesOtherProcesses() throws {
+        let todo = try TodoBinary()
+        defer { todo.remove() }
+        let (watcher, out) = try Self.startWatcher(todo, count: 2)
+        defer { if watcher.isRunning { watcher.terminate() } }
 
         let added = try #require(try todo.json(["add", "Buy milk"]) as? [String: Any])
         let id = try #require(added["id"] as? String)
@@ -48,5 +53,24 @@ struct TodoWatchTests {
         #expect(lines.count == 2)
         #expect(lines.first?.hasPrefix("inserted TodoEntity \"Buy milk\"") == true)
         #expect(lines.last?.hasPrefix("updated TodoEntity \"Buy milk\"") == true && lines.last?.contains("completedAt") == true)
+    }
+
+    @Test("todo watch prints the rows another process's import batch-inserts (tags first, then to-dos)")
+    func watchesImports() throws {
+        let todo = try TodoBinary()
+        defer { todo.remove() }
+        let (watcher, out) = try Self.startWatcher(todo, count: 2)
+        defer { if watcher.isRunning { watcher.terminate() } }
+
+        let tagId = UUID().uuidString
+        let file = todo.directory.appendingPathComponent("import.json")
+        try Data(#"{"format":"opencoredata-todo","version":1,"tags":[{"tagId":"\#(tagId)","title":"home"}],"locations":[],"todos":[{"todoId":"\#(UUID().uuidString)","title":"Imported","tags":["\#(tagId)"]}]}"#.utf8).write(to: file)
+        try todo.ok(["import", file.path])
+        let lines = Self.lines(in: out, atLeast: 2, while: watcher)
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("inserted TagEntity \"home\"") == true)
+        #expect(lines.last?.hasPrefix("inserted TodoEntity \"Imported\"") == true)
     }
 }

@@ -38,7 +38,8 @@ struct Import: AsyncParsableCommand {
         discussion: """
             Records are matched by todoId, tagId and location id: importing a file again updates,
             never duplicates. The whole file is checked first; a bad file imports nothing, and the
-            error names the record at fault.
+            error names the record at fault. Rows are written with batch inserts, then linked to
+            their tags and locations; if writing fails midway, importing the file again completes it.
 
             Example:
               todo import todos.json
@@ -65,7 +66,12 @@ struct Import: AsyncParsableCommand {
         do {
             summary = try await repository.importArchive(data)
         } catch let error as TodoAppError {
+            // Validation failed: nothing was written.
             throw TodoAppError("\(file): \(error.message); nothing was imported")
+        } catch {
+            // Writing failed (the batch requests and the linking save are separate transactions).
+            throw TodoAppError("\(file): the import stopped while writing (\((error as NSError).localizedDescription)); "
+                + "part of it may be stored: import the same file again to complete it")
         }
         try options.print(summary, orText: """
             Imported \(file): to-dos \(summary.todosCreated) new, \(summary.todosUpdated) updated; \

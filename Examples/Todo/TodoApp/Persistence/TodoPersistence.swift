@@ -10,10 +10,19 @@ public enum TodoPersistence {
             .appendingPathComponent("Todo.sqlite")
     }
 
+    /// The folder of one version of the bundled model (`Todo` is version 1, `Todo 2` the current
+    /// one, which adds uniqueness constraints on the ids), so tests can write stores of older versions.
+    static func modelVersionURL(_ version: String) -> URL? {
+        Bundle.module.url(forResource: "Todo", withExtension: "xcdatamodeld")?
+            .appendingPathComponent("\(version).xcdatamodel", isDirectory: true)
+    }
+
     /// A container with its store loaded.
     ///
     /// A SQLite store keeps persistent history, so `todo watch` in another process can show what
-    /// each command changed.
+    /// each command changed. A store written with an earlier version of the model is migrated
+    /// (lightweight, the container's default) when it opens; it fails to open when the new
+    /// uniqueness constraints don't hold for its rows (two to-dos with one `todoId`, say).
     ///
     /// - Parameters:
     ///   - storeURL: The SQLite file (created with its folder when missing), or nil for an

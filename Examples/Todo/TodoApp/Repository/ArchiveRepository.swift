@@ -13,8 +13,13 @@ public struct ImportSummary: Sendable, Equatable, Codable {
 /// Export and import of the whole store as a `TodoArchive`.
 ///
 /// Import matches records by `tagId`, location `id` and `todoId`, so importing a file twice
-/// changes nothing the second time. It checks the whole file first and writes everything in one
-/// save, so a bad file imports nothing; the error names the record at fault.
+/// updates and never duplicates. It checks the whole file first (against the store too, for the
+/// tags and locations to-dos name), so a bad file imports nothing and the error names the record
+/// at fault. A good file is then written in separate transactions, not one:
+/// `NSBatchInsertRequest` upserts of tags, locations and to-dos, then one save linking each
+/// to-do to its tags and location (see ``importArchive(_:)``). A failure between them (an I/O
+/// error, say) leaves a partial import, which importing the same file again completes. Batch
+/// requests need a SQLite store: on the in-memory store, import fails before writing anything.
 public struct ArchiveRepository: Sendable {
     let container: NSPersistentContainer
     let todos: TodoDAO
@@ -49,45 +54,7 @@ public struct ArchiveRepository: Sendable {
         )
     }
 
-    /// Imports an archive's JSON: all of it, or (throwing) none of it.
-    public func importArchive(_ data: Data) async throws -> ImportSummary {
-        let archive = try TodoArchive.decode(data)
-        try Self.check(archive)
-        return try await container.performBackgroundTask { context in
-            var summary = ImportSummary()
-            for tag in archive.tags {
-                let existing = try TagDAO.entity(id: tag.tagId, in: context)
-                if existing == nil { summary.tagsCreated += 1 } else { summary.tagsUpdated += 1 }
-                let entity = existing ?? TagEntity(context: context)
-                TagDAO.apply(title: tag.title, id: tag.tagId, createdAt: tag.createdAt, updatedAt: tag.updatedAt ?? existing?.updatedAt, to: entity)
-            }
-            for location in archive.locations {
-                let existing = try LocationDAO.entity(id: location.id, in: context)
-                if existing == nil { summary.locationsCreated += 1 } else { summary.locationsUpdated += 1 }
-                LocationDAO.apply(
-                    .init(id: location.id, placeName: location.placeName, latitude: location.latitude ?? 0,
-                          longitude: location.longitude ?? 0, altitude: location.altitude ?? 0),
-                    to: existing ?? LocationEntity(context: context)
-                )
-            }
-            for (index, todo) in archive.todos.enumerated() {
-                let existing = try TodoDAO.entity(id: todo.todoId, in: context)
-                if existing == nil { summary.todosCreated += 1 } else { summary.todosUpdated += 1 }
-                let draft = TodoDAO.Draft(id: todo.todoId, title: todo.title, tagIds: todo.tags ?? [], locationId: todo.location,
-                                          createdAt: todo.createdAt, updatedAt: todo.updatedAt ?? existing?.updatedAt,
-                                          completedAt: todo.completedAt)
-                do {
-                    try TodoDAO.apply(draft, to: existing ?? TodoEntity(context: context), in: context)
-                } catch let error as TodoAppError {
-                    throw TodoAppError("todos[\(index)] (todoId \(todo.todoId)): \(error.message)")
-                }
-            }
-            try context.save()
-            return summary
-        }
-    }
-
-    /// Checks what can be checked without the store: ids, titles, duplicates, references.
+    /// Checks what can be checked without the store: format, ids, titles, duplicates.
     static func check(_ archive: TodoArchive) throws {
         guard archive.format == TodoArchive.formatName else {
             throw TodoAppError("format: expected '\(TodoArchive.formatName)', found '\(archive.format)'")

@@ -384,10 +384,16 @@ struct SQLiteLightweightMigration {
     }
 
     /// Writes one row per destination entity: its number, name, parent, and the largest key its
-    /// hierarchy used, so keys of deleted rows are never given out again.
+    /// hierarchy used, so keys of deleted rows are never given out again. Rows of tables the
+    /// model does not describe (persistent history's 16001–16003) stay: without them the next
+    /// history row would be given a key already used.
     private func rewritePrimaryKeys(_ previous: [PrimaryKeyRow], _ db: Database) throws -> [String: Int] {
         let maxByNumber = Dictionary(previous.map { ($0.number, $0.max) }, uniquingKeysWith: max)
-        try execute(db, SQLDelete(from: "Z_PRIMARYKEY", where: []).sql(in: dialect))
+        let modelNumbers = Set(source.entities.map(source.entityNumber(of:)) + destination.entities.map(destination.entityNumber(of:)))
+        let deleteEntity = SQLDelete(from: "Z_PRIMARYKEY", where: ["Z_ENT"]).sql(in: dialect)
+        for number in Set(previous.map(\.number)).intersection(modelNumbers).sorted() {
+            try execute(db, deleteEntity, [number])
+        }
         var numbers: [String: Int] = [:]
         for entity in match.destinationModel.orderedEntities() {
             let number = destination.entityNumber(of: entity)
