@@ -185,7 +185,11 @@ open class UndoManager: NSObject, @unchecked Sendable {
         guard performing == .nothing else {
             CoreDataError.programmerError("undoNestedGroup() called while \(isUndoing ? "undoing" : "redoing").")
         }
+        let groupWasOpen = !openGroups.isEmpty
         post(.NSUndoManagerCheckpoint)
+        // A checkpoint observer may have just registered pending changes (Core Data does), which
+        // opened an automatic group: those changes are the latest step, so close it and undo them.
+        if !groupWasOpen { closeAutomaticGroup() }
         guard let group = popGroupToUndo() else { return }
         perform(group, as: .undoing)
     }

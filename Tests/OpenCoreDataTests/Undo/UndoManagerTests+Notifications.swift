@@ -113,6 +113,14 @@ extension UndoManagerTests {
         manager.undo()
         #expect(document.items == [])
         #expect(!manager.canUndo)
+        // With no group open, changes flushed at undo()'s own checkpoint are the step it undoes.
+        document.append(1)
+        manager.closeAutomaticGroup()
+        pending.withLock { $0 = [2, 3] }
+        manager.undo()
+        #expect(document.items == [1])
+        manager.undo()
+        #expect(document.items == [])
     }
 
     // MARK: - Programmer errors
