@@ -210,6 +210,39 @@ extension BatchRequestTests {
         #expect(try Self.execute(context, count, as: NSBatchInsertResult.self).result as? Int == 2)
     }
 
+    @Test("Batch insert with two uniqueness constraints (one compound): a row conflicting on either updates that stored row, keeps its key and its constrained values, and is returned with the new rows")
+    func insertUpsertsOnEitherConstraint() throws {
+        let badge = M.entity("Badge", [
+            M.attribute("code", .stringAttributeType),
+            M.attribute("region", .stringAttributeType),
+            M.attribute("serial", .integer64AttributeType),
+            M.attribute("label", .stringAttributeType),
+        ])
+        badge.uniquenessConstraints = [["code", "region"], ["serial"]]
+        let model = NSManagedObjectModel()
+        model.entities = [badge]
+        let context = try Self.open(model)
+        let stored = try Self.save(context, "Badge", [["code": "A", "region": "eu", "serial": 1, "label": "first"],
+                                                      ["code": "B", "region": "us", "serial": 2, "label": "second"]])
+        let storedIDs = context.performAndWait { stored.map(\.objectID) }
+        let request = NSBatchInsertRequest(entityName: "Badge", objects: [
+            ["code": "A", "region": "eu", "serial": 9, "label": "by code and region"],
+            ["code": "C", "region": "eu", "serial": 2, "label": "by serial"],
+            ["code": "A", "region": "us", "serial": 3, "label": "new"],
+        ])
+        request.resultType = .objectIDs
+        let ids = try #require(try Self.execute(context, request, as: NSBatchInsertResult.self).result as? [NSManagedObjectID])
+        #expect(ids.count == 3)
+        #expect(Set(storedIDs).isSubset(of: Set(ids)))
+        let rows = try Self.rows(context, "SELECT Z_PK, Z_OPT, ZCODE, ZREGION, ZSERIAL, ZLABEL FROM ZBADGE ORDER BY Z_PK")
+        #expect(rows.map { $0["Z_PK"] as Int64 } == [1, 2, 3])
+        #expect(rows.map { $0["ZLABEL"] as String? } == ["by code and region", "by serial", "new"])
+        // Constrained columns keep the stored row's values; the version moves on.
+        #expect(rows.map { $0["ZSERIAL"] as Int64? } == [1, 2, 3])
+        #expect(rows.map { $0["ZCODE"] as String? } == ["A", "B", "A"])
+        #expect(rows.map { $0["Z_OPT"] as Int64 } == [2, 2, 1])
+    }
+
     @Test("After a batch insert, a context save that duplicates a batch-inserted unique value is caught (NSManagedObjectConstraintMergeError 133021)")
     func saveConflictingWithBatchInsertedRowFails() throws {
         let context = try Self.open()
