@@ -134,7 +134,8 @@ extension NSBatchUpdateRequest: BatchStoreRequest {
             throw CoreDataError.make(NSCoreDataError, "The batch update of '\(name)' has no propertiesToUpdate.")
         }
         assignments.sort { $0.attribute.name < $1.attribute.name }
-        let update = StoreBatchUpdate(entity: entity, includesSubentities: includesSubentities, predicate: predicate, assignments: assignments)
+        let update = StoreBatchUpdate(entity: entity, includesSubentities: includesSubentities, predicate: predicate, assignments: assignments,
+                                      needsKeys: resultType == .updatedObjectIDsResultType)
         let results = try context.runBatch(.update(update), entity: entity, affectedStores: affectedStores)
         switch resultType {
         case .statusOnlyResultType:

@@ -310,6 +310,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                     state.rowCache[ObjectKey(primaryKey: key, root: root, handle: store.handle)] = nil
                 }
             }
+            // Rows changed without their keys: every cached row of their hierarchy goes.
+            let roots = Set(changes.unkeyed.filter { $0.kind != .insert }.map { ObjectIdentifier($0.entity.rootEntity) })
+            if !roots.isEmpty {
+                state.rowCache = state.rowCache.filter { _, cached in
+                    let id = cached.snapshot.objectID
+                    return id.storeHandle !== store.handle || !roots.contains(ObjectIdentifier(id.entity.rootEntity))
+                }
+            }
         }
     }
 

@@ -47,6 +47,10 @@ package struct StoreBatchChanges: Sendable {
     }
 
     package private(set) var groups: [Group] = []
+    /// Rows whose keys were not collected: how many rows of an entity (its subentities
+    /// included) changed in a way. Only for requests that asked for a count or a status on a
+    /// store that keeps no history; the coordinator then forgets every cached row of the entity.
+    package private(set) var unkeyed: [(kind: Kind, entity: NSEntityDescription, count: Int)] = []
     private var groupIndex: [GroupKey: Int] = [:]
     /// The group of the last row recorded: a batch records runs of rows of one group, and this
     /// spares hashing the group key (its property names) once per row.
@@ -82,13 +86,20 @@ package struct StoreBatchChanges: Sendable {
         }
     }
 
+    /// Records rows of an entity that changed without their keys.
+    package mutating func append(_ kind: Kind, entity: NSEntityDescription, count: Int) {
+        guard count > 0 else { return }
+        unkeyed.append((kind, entity, count))
+    }
+
     /// The number of rows changed in a way (side effects included or not).
     package func count(of kind: Kind, includingSideEffects: Bool = true) -> Int {
         groups.reduce(0) { $0 + ($1.kind == kind && (includingSideEffects || !$1.isSideEffect) ? $1.primaryKeys.count : 0) }
+            + unkeyed.reduce(0) { $0 + ($1.kind == kind ? $1.count : 0) }
     }
 
     /// Whether nothing changed.
-    package var isEmpty: Bool { groups.isEmpty }
+    package var isEmpty: Bool { groups.isEmpty && unkeyed.isEmpty }
 
     /// The IDs of the rows changed in a way, in the order they were recorded within each group.
     package func objectIDs(_ kind: Kind, store: NSPersistentStore, includingSideEffects: Bool = true) -> [NSManagedObjectID] {

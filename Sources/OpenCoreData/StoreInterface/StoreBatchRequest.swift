@@ -49,12 +49,17 @@ package struct StoreBatchUpdate {
     package let includesSubentities: Bool
     package let predicate: NSPredicate?
     package let assignments: [Assignment]
+    /// Whether the request needs the updated rows' keys (it returns their IDs). Without it a
+    /// store that keeps no history may report only how many rows of the entity changed.
+    package let needsKeys: Bool
 
-    package init(entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?, assignments: [Assignment]) {
+    package init(entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?, assignments: [Assignment],
+                 needsKeys: Bool = true) {
         self.entity = entity
         self.includesSubentities = includesSubentities
         self.predicate = predicate
         self.assignments = assignments
+        self.needsKeys = needsKeys
     }
 }
 

@@ -62,6 +62,60 @@ extension BatchRequestTests {
         #expect(try Self.integer(context, "SELECT MAX(Z_OPT) FROM ZITEM") == 1)
     }
 
+    @Test("Batch update: a predicate through a to-one relationship (a join) and one on the row itself update the same rows whatever the result type; counts and IDs agree")
+    func updateThroughRelationshipAndResultTypesAgree() throws {
+        let context = try Self.open()
+        let items = try Self.seedItems(context)
+        try context.performAndWait {
+            let category = NSEntityDescription.insertNewObject(forEntityName: "Category", into: context)
+            category.setValue("tools", forKey: "title")
+            items[0].setValue(category, forKey: "category")
+            items[2].setValue(category, forKey: "category")
+            try context.save()
+        }
+        let ids = context.performAndWait { [items[0].objectID, items[2].objectID] }
+        for resultType in [NSBatchUpdateRequestResultType.updatedObjectsCountResultType, .updatedObjectIDsResultType, .statusOnlyResultType] {
+            let request = NSBatchUpdateRequest(entityName: "Item")
+            request.predicate = NSPredicate(format: "category.title == %@", "tools")
+            request.propertiesToUpdate = ["count": NSExpression(format: "count + 10")]
+            request.resultType = resultType
+            let result = try Self.execute(context, request, as: NSBatchUpdateResult.self).result
+            switch resultType {
+            case .updatedObjectsCountResultType: #expect(result as? Int == 2)
+            case .updatedObjectIDsResultType: #expect(Set(result as? [NSManagedObjectID] ?? []) == Set(ids))
+            default: #expect(result as? Bool == true)
+            }
+        }
+        #expect(try Self.rows(context, "SELECT ZCOUNT FROM ZITEM ORDER BY ZNAME").map { $0["ZCOUNT"] as Int64 } == [31, 2, 33])
+        let own = NSBatchUpdateRequest(entityName: "Item")
+        own.predicate = NSPredicate(format: "count > 30 AND name != %@", "zzz")
+        own.propertiesToUpdate = ["note": "big"]
+        own.resultType = .updatedObjectsCountResultType
+        #expect(try Self.execute(context, own, as: NSBatchUpdateResult.self).result as? Int == 2)
+        #expect(try Self.integer(context, "SELECT COUNT(*) FROM ZITEM WHERE ZNOTE = 'big'") == 2)
+    }
+
+    @Test("Batch update with a count result: every cached row of the entity's hierarchy leaves the coordinator's row cache, subentities' rows included")
+    func countResultForgetsCachedRowsOfTheHierarchy() throws {
+        let context = try M.sqliteContext(M.vehicleModel())
+        let cars = try Self.save(context, "Car", [["name": "car"]])
+        let sports = try Self.save(context, "SportsCar", [["name": "sports"]])
+        let ids = context.performAndWait { [cars[0].objectID, sports[0].objectID] }
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        reader.persistentStoreCoordinator = coordinator
+        try reader.performAndWait { for id in ids { _ = try reader.existingObject(with: id).value(forKey: "name") } }
+        #expect(ids.allSatisfy { coordinator.isRowCached($0) })
+        let request = NSBatchUpdateRequest(entityName: "Car")
+        request.propertiesToUpdate = ["name": "renamed"]
+        request.resultType = .updatedObjectsCountResultType
+        #expect(try Self.execute(context, request, as: NSBatchUpdateResult.self).result as? Int == 2)
+        #expect(ids.allSatisfy { !coordinator.isRowCached($0) })
+        let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        fresh.persistentStoreCoordinator = coordinator
+        #expect(try fresh.performAndWait { try ids.map { try fresh.existingObject(with: $0).value(forKey: "name") as? String } } == ["renamed", "renamed"])
+    }
+
     @Test("Batch update: includesSubentities = false leaves the subentities' rows alone; true (the default) updates them")
     func updateSubentities() throws {
         let context = try M.sqliteContext(M.vehicleModel())

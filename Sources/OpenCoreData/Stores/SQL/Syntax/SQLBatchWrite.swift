@@ -1,9 +1,10 @@
 import Foundation
 
-/// The set-based UPDATE and DELETE of batch requests: every row of a table whose `Z_PK` a
-/// subquery selects, with the changed rows' keys returned.
+/// The set-based UPDATE and DELETE of batch requests: every row of a table a condition accepts
+/// (the fetch's own conditions, or `Z_PK IN (subquery)`), with the changed rows' keys returned
+/// when asked.
 ///
-/// `UPDATE table AS alias SET column = expression, … WHERE alias.Z_PK IN (subquery) RETURNING …`
+/// `UPDATE table AS alias SET column = expression, … WHERE condition [RETURNING …]`
 /// and `DELETE FROM table AS alias WHERE … RETURNING …`. The expressions and the subquery are
 /// fragments lowered with the same alias (`SQLTranslationState.rootAlias`), so `value + 1`
 /// reads the row being updated. SQLite (≥ 3.35) and PostgreSQL both spell them this way.

@@ -4,8 +4,8 @@ import GRDB
 // MARK: - Batch update
 
 extension SQLiteStore {
-    /// Updates the matching rows with one `UPDATE … WHERE Z_PK IN (<the fetch's SELECT>)
-    /// RETURNING Z_PK, Z_ENT` (`SQLBatchWrite`).
+    /// Updates the matching rows with one `UPDATE … WHERE <the fetch's conditions>`
+    /// (`SQLBatchWrite`), returning `Z_PK, Z_ENT` when the keys are needed.
     ///
     /// The predicate lowers as a fetch's does; constants are bound, expressions (`value + 1`,
     /// another attribute) lower to SQL over the updated row. What cannot be lowered is an error,
@@ -21,9 +21,9 @@ extension SQLiteStore {
         }
         let query = SQLFetchQuery(entity: update.entity, includesSubentities: update.includesSubentities, predicate: update.predicate,
                                   storeIdentifier: store.identifier)
-        let matching: SQLFragment
+        let matching: SQLSelect
         do {
-            matching = try builder.select(query, columns: [dialect.column("Z_PK", of: alias)]).render(in: dialect)
+            matching = try builder.select(query, columns: [dialect.column("Z_PK", of: alias)])
         } catch {
             throw Self.batchError("The predicate of the batch update of '\(entityName)' cannot be evaluated in SQL: \(error)")
         }
@@ -60,11 +60,33 @@ extension SQLiteStore {
         }
         assignments.append(("Z_OPT", dialect.column("Z_OPT", of: alias) + " + 1"))
 
-        let condition = dialect.column("Z_PK", of: alias) + " IN (" + matching + ")"
+        // The fetch's conditions go straight into the UPDATE when they need no join (they read
+        // the updated row through the same alias); else the rows are those of the fetch's SELECT.
+        let condition: SQLFragment
+        if !matching.joins.isEmpty {
+            condition = dialect.column("Z_PK", of: alias) + " IN (" + matching.render(in: dialect) + ")"
+        } else if matching.conditions.isEmpty {
+            condition = SQLFragment("1")
+        } else {
+            condition = matching.conditions.count == 1 ? matching.conditions[0] : matching.conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        }
         if !externalColumns.isEmpty {
             try noteExternalFiles(externalColumns, table: table, condition: condition, files: files, db: db)
         }
-        let statement = SQLBatchWrite(.update(assignments), table: table.name, alias: alias, where: condition, returning: ["Z_PK", "Z_ENT"])
+        // `RETURNING` about doubles the statement's time (W6-batch): the keys are collected only
+        // when the result returns IDs or history records the rows.
+        let collectsKeys = update.needsKeys || keepsHistory
+        let statement = SQLBatchWrite(.update(assignments), table: table.name, alias: alias, where: condition,
+                                      returning: collectsKeys ? ["Z_PK", "Z_ENT"] : [])
+        guard collectsKeys else {
+            var count = 0
+            try run(db, statement.render(in: dialect)) { statement, arguments in
+                try statement.execute(arguments: arguments)
+                count = db.changesCount
+            }
+            changes.append(.update, entity: update.entity, count: count)
+            return
+        }
         let names = update.assignments.map(\.attribute.name).sorted()
         for row in try keyRows(db, statement.render(in: dialect)) {
             changes.append(.update, entity: schema.entity(number: Int(row.entity)) ?? update.entity, primaryKey: row.key, updatedProperties: names)
