@@ -31,6 +31,10 @@ extension SQLiteStore {
         // us. Cleared first, so a rowid an earlier statement inserted cannot pass for it.
         let connection = db.sqliteConnection
         sqlite3_set_last_insert_rowid(connection, 0)
+        // Prepared once: looking a statement up by its SQL text cost a string hash per row.
+        let conflictStatements = try upsert.map { upsert in
+            try zip(upsert.conflictSelects, upsert.constraintSources).map { (statement: try db.makeStatement(sql: $0), sources: $1) }
+        }
 
         while let row = try insert.nextRow() {
             guard nextKey > 0 else { throw exhaustedKeyCounter(root, storedMax ?? 0) }
@@ -56,8 +60,8 @@ extension SQLiteStore {
             if upsert == nil || sqlite3_last_insert_rowid(connection) == nextKey {
                 changes.append(.insert, entity: entity, primaryKey: nextKey)
                 nextKey &+= 1
-            } else if let upsert, sqlite3_changes(connection) > 0,
-                      let (key, number) = try updatedRow(upsert, values: values, plan: plan, db: db), key < firstKey {
+            } else if let conflictStatements, sqlite3_changes(connection) > 0,
+                      let (key, number) = try updatedRow(conflictStatements, values: values, plan: plan, db: db), key < firstKey {
                 // A stored row updated in place; a row this request inserted earlier stays an insert.
                 let updated = schema.entity(number: Int(number)) ?? entity
                 changes.append(.update, entity: updated, primaryKey: key, updatedProperties: updatedProperties)
@@ -132,9 +136,9 @@ extension SQLiteStore {
 
     /// The `Z_PK`, `Z_ENT` of the stored row an upsert updated: the first constraint, in the
     /// order of the statement's ON CONFLICT clauses, whose values match a stored row.
-    private func updatedRow(_ upsert: BatchUpsert, values: StoreValues, plan: SQLiteWritePlan, db: Database) throws -> (Int64, Int64)? {
-        for (sql, sources) in zip(upsert.conflictSelects, upsert.constraintSources) {
-            let statement = try db.cachedStatement(sql: sql)
+    private func updatedRow(_ selects: [(statement: Statement, sources: [SQLiteWritePlan.ColumnSource])], values: StoreValues,
+                            plan: SQLiteWritePlan, db: Database) throws -> (Int64, Int64)? {
+        for (statement, sources) in selects {
             let handle = statement.sqliteStatement
             SQLiteRawBinding.reset(handle)
             for (offset, source) in sources.enumerated() {
