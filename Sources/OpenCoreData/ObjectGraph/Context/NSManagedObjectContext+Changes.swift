@@ -188,6 +188,12 @@ extension NSManagedObjectContext {
     /// and the run of permanent keys replacing it could share home slots in the identity map,
     /// and each insert would then walk the rest of the other run.
     package func assignPermanentIDs(_ assignments: [(object: NSManagedObject, id: NSManagedObjectID)]) {
+        // Children may still know these objects by their temporary IDs (Apple's children keep them).
+        if childContexts.isEmpty {
+            if !permanentIDsOfTemporaryIDs.isEmpty { permanentIDsOfTemporaryIDs = [:] }
+        } else {
+            for (object, id) in assignments where object._objectID.isTemporaryID { permanentIDsOfTemporaryIDs[object._objectID] = id }
+        }
         for (object, _) in assignments {
             let old = object._objectID
             registry.remove(old, ifItIs: object)

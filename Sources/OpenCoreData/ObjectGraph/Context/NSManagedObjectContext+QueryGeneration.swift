@@ -41,6 +41,9 @@ extension NSManagedObjectContext {
             queryGenerationState = .unpinned
             return
         }
+        guard parentStorage == nil else {
+            throw CoreDataError.make(NSCoreDataError, "A child context reads its parent's current state; query generations apply to contexts that read the stores (set one on the root context).")
+        }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator; a query generation needs one.")
         }
@@ -89,6 +92,7 @@ extension NSManagedObjectContext {
     /// A row read from the store for a refresh: through the row cache (refreshing it) when the
     /// context reads live data, from its generation otherwise.
     func freshSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+        if let parent = parentStorage { return try parent.performAndWait { try parent.snapshotForChild(objectID) } }
         guard let coordinator = persistentStoreCoordinator else { return nil }
         if case .unpinned = queryGenerationState { return try coordinator.freshSnapshot(for: objectID, pinnedBy: self) }
         return try withQueryGeneration { try coordinator.uncachedSnapshot(for: objectID) }

@@ -57,9 +57,10 @@ extension NSManagedObjectContext {
         let objects = registry.objects
         var latest: [NSManagedObjectID: RowSnapshot] = [:]
         if let coordinator = persistentStoreCoordinator {
-            let ids = objects.compactMap { $0.insertedFlag || $0.objectID.isTemporaryID ? nil : $0.objectID }
-            let rows = (try? withQueryGeneration { try coordinator.snapshots(for: ids) }) ?? []
-            if case .unpinned = queryGenerationState { coordinator.cacheSnapshots(rows, pinnedBy: self) }
+            // A child reads its parent's state, which knows the objects the parent inserted.
+            let ids = objects.compactMap { $0.insertedFlag || ($0.objectID.isTemporaryID && parentStorage == nil) ? nil : $0.objectID }
+            let rows = (try? sourceSnapshots(for: ids)) ?? []
+            if parentStorage == nil, case .unpinned = queryGenerationState { coordinator.cacheSnapshots(rows, pinnedBy: self) }
             latest.reserveCapacity(rows.count)
             for row in rows { latest[row.objectID] = row }
         }

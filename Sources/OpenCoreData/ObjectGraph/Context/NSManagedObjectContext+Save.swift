@@ -18,7 +18,8 @@ extension NSManagedObjectContext {
         defer { isSaving = false }
         processPendingChanges()
         guard hasChanges else { return }
-        guard let coordinator = persistentStoreCoordinator else {
+        let parent = parentStorage
+        guard parent != nil || persistentStoreCoordinator != nil else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator to save to.")
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
@@ -27,6 +28,9 @@ extension NSManagedObjectContext {
         for object in insertionOrder { object.computeDerivedAttributes() }
         for object in Array(updated.values) where !object.deletedFlag { object.computeDerivedAttributes() }
         if !defersValidation { try validateChanges() }
+        // A child saves into its parent; only the root context writes to the stores.
+        if let parent { return try pushChanges(to: parent) }
+        guard let coordinator = persistentStoreCoordinator else { return }
 
         var attempts = 0
         while true {
@@ -169,7 +173,9 @@ extension NSManagedObjectContext {
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self, userInfo: idInfo)
-        persistentStoreCoordinator?.contextDidSave(self, changes: SavedChanges(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs))
+        let changes = SavedChanges(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs)
+        persistentStoreCoordinator?.contextDidSave(self, changes: changes)
+        notifyChildren(of: changes)
     }
 
     // MARK: - Conflicts

@@ -29,13 +29,40 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private let queueIdentity: ObjectIdentifier
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// The coordinator the context fetches from and saves to.
+    /// The coordinator the context fetches from and saves to; a child context's is its root's.
+    ///
+    /// A context has a coordinator or a parent, never both: setting one when the other is set
+    /// stops with a message, as Apple raises.
     open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
-        didSet {
-            oldValue?.unregister(self)
-            persistentStoreCoordinator?.register(self)
+        get { parentStorage?.persistentStoreCoordinator ?? coordinatorStorage }
+        set {
+            if parentStorage != nil, newValue != nil {
+                CoreDataError.programmerError("A context has a parent context or a persistent store coordinator, never both: this one already has a parent.")
+            }
+            let old = coordinatorStorage
+            coordinatorStorage = newValue
+            old?.unregister(self)
+            newValue?.register(self)
         }
     }
+    package private(set) var coordinatorStorage: NSPersistentStoreCoordinator?
+
+    /// The context this one reads from and saves into, instead of a coordinator (a child context).
+    ///
+    /// Set it before the context is first used. A child sees its parent's current state,
+    /// unsaved changes included; its `save()` pushes its changes into the parent, and only the
+    /// parent's save writes to the stores. The child keeps its parent alive (Apple's property
+    /// is strong). Mirrors <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/parent>.
+    open var parent: NSManagedObjectContext? {
+        get { parentStorage }
+        set { setParent(newValue) }
+    }
+    package var parentStorage: NSManagedObjectContext?
+    /// The children of this context, held weakly, for `automaticallyMergesChangesFromParent`.
+    package let childContexts = ChildContextList()
+    /// Permanent IDs this context gave objects its children may still know by their temporary
+    /// IDs (kept only once the context has had a child).
+    package var permanentIDsOfTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
 
     /// A name for debugging and persistent history.
     open var name: String?
@@ -125,8 +152,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private static let mainQueueKey = DispatchSpecificKey<Bool>()
 
     deinit {
-        persistentStoreCoordinator?.unpin(pinnedRows)
-        persistentStoreCoordinator?.unregister(self)
+        coordinatorStorage?.unpin(pinnedRows)
+        coordinatorStorage?.unregister(self)
+        parentStorage?.childContexts.remove(self)
         for object in registry.objects {
             object._context = nil
         }
@@ -228,7 +256,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             }
             throw Self.missingObjectError(objectID)
         }
-        guard !objectID.isTemporaryID, let snapshot = try coordinatorSnapshot(for: objectID) else {
+        // A child may load an object its parent inserted (and knows by its temporary ID).
+        guard !objectID.isTemporaryID || parentStorage != nil, let snapshot = try coordinatorSnapshot(for: objectID) else {
             throw Self.missingObjectError(objectID)
         }
         let object = makeObject(for: objectID, snapshot: snapshot)
@@ -275,7 +304,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object._context = nil
     }
 
+    /// The row of an object as this context's source has it: its parent's current state, or the store's.
     package func coordinatorSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+        if let parent = parentStorage { return try parent.performAndWait { try parent.snapshotForChild(objectID) } }
         guard let coordinator = persistentStoreCoordinator else { return nil }
         if case .unpinned = queryGenerationState { return try coordinator.snapshot(for: objectID, pinnedBy: self) }
         return try withQueryGeneration { try coordinator.uncachedSnapshot(for: objectID) }
@@ -284,9 +315,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// A relationship's destinations as stored, for a relationship fault: their IDs in order
     /// and their registered objects, read in one query.
     package func destinations(of object: NSManagedObject, relationship: NSRelationshipDescription) -> (ids: [NSManagedObjectID], objects: [NSManagedObject]) {
-        guard let coordinator = persistentStoreCoordinator else { return ([], []) }
         do {
-            let snapshots = try withQueryGeneration { try coordinator.destinations(of: object.objectID, relationship: relationship) }
+            let snapshots: [RowSnapshot]
+            if let parent = parentStorage {
+                let id = object.objectID
+                snapshots = try parent.performAndWait { try parent.destinationsForChild(of: id, relationship: relationship) }
+            } else {
+                guard let coordinator = persistentStoreCoordinator else { return ([], []) }
+                snapshots = try withQueryGeneration { try coordinator.destinations(of: object.objectID, relationship: relationship) }
+            }
             var ids: [NSManagedObjectID] = []
             var objects: [NSManagedObject] = []
             ids.reserveCapacity(snapshots.count)

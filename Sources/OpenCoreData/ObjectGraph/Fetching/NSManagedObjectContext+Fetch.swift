@@ -26,10 +26,14 @@ extension NSManagedObjectContext {
         }
         if resultType == .dictionaryResultType {
             // The store computes the rows when no unsaved change can alter them and it can do so exactly.
-            if !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
-               let rows = try persistentStoreCoordinator?.fetchDictionaries(StoreDictionaryRequest(request, entity: entity),
-                                                                              affectedStores: request.affectedStores) {
-                return rows.map { $0 as! T }
+            if !(request.includesPendingChanges && hasPendingChanges(affecting: entity)) {
+                if let parent = parentStorage {
+                    return try parentResults(for: request, entity: entity, resultType: .dictionaryResultType, parent: parent).map { $0 as! T }
+                }
+                if let rows = try persistentStoreCoordinator?.fetchDictionaries(StoreDictionaryRequest(request, entity: entity),
+                                                                                affectedStores: request.affectedStores) {
+                    return rows.map { $0 as! T }
+                }
             }
             let objects = try matchingObjects(request, entity: entity)
             return try DictionaryResults.make(from: objects, request: request, entity: entity).map { $0 as! T }
@@ -38,9 +42,7 @@ extension NSManagedObjectContext {
             // The store lists the IDs when no unsaved change can alter them; no object is
             // registered, so an ID fetch of a million rows costs a million IDs, not objects.
             if !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
-               let coordinator = persistentStoreCoordinator,
-               let ids = try coordinator.fetchCompleteObjectIDs(StoreFetchRequest(request, entity: entity, paging: true),
-                                                                affectedStores: request.affectedStores) {
+               let ids = try storeObjectIDs(request, entity: entity) {
                 return ids.map { $0 as! T }
             }
             return try matchingObjects(request, entity: entity).map { $0.objectID as! T }
@@ -126,13 +128,31 @@ extension NSManagedObjectContext {
     }
 
     func countMatching<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> Int {
-        guard let coordinator = persistentStoreCoordinator else { return 0 }
         let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
-        if !pending, let count = try coordinator.countRowsIfEvaluated(StoreFetchRequest(request, entity: entity, paging: true),
-                                                                      affectedStores: request.affectedStores) {
-            return count
+        if !pending {
+            if let parent = parentStorage {
+                let counts = try parentResults(for: request, entity: entity, resultType: .countResultType, parent: parent)
+                return (counts.first as? NSNumber)?.intValue ?? 0
+            }
+            guard let coordinator = persistentStoreCoordinator else { return 0 }
+            if let count = try coordinator.countRowsIfEvaluated(StoreFetchRequest(request, entity: entity, paging: true),
+                                                                affectedStores: request.affectedStores) {
+                return count
+            }
         }
         return try matchingObjects(request, entity: entity).count
+    }
+
+    /// The IDs a request matches in the context's source (its parent's current state, or the
+    /// stores), when the source can list them; nil when the objects must be matched in memory.
+    func storeObjectIDs<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObjectID]? {
+        if let parent = parentStorage {
+            return try parentResults(for: request, entity: entity, resultType: .managedObjectIDResultType, parent: parent)
+                .compactMap { $0 as? NSManagedObjectID }
+        }
+        guard let coordinator = persistentStoreCoordinator else { return nil }
+        return try coordinator.fetchCompleteObjectIDs(StoreFetchRequest(request, entity: entity, paging: true),
+                                                      affectedStores: request.affectedStores)
     }
 
     /// The objects a request matches, registered in this context, sorted and paged.
@@ -140,18 +160,27 @@ extension NSManagedObjectContext {
     /// The coordinator plans and runs the fetch on the stores; the context only merges its
     /// unsaved changes into what they return (and filters rows a store could not evaluate).
     func matchingObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObject] {
-        guard let coordinator = persistentStoreCoordinator else { return [] }
         let includePending = request.includesPendingChanges
         let pending = includePending && hasPendingChanges(affecting: entity)
-        let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
-        if request.fetchBatchSize > 0, !pending,
-           let ids = try coordinator.fetchCompleteObjectIDs(storeRequest, affectedStores: request.affectedStores) {
+        if request.fetchBatchSize > 0, !pending, let ids = try storeObjectIDs(request, entity: entity) {
             return registerBatched(ids, batchSize: request.fetchBatchSize)
         }
-        var fetched = try coordinator.fetchRows(storeRequest, affectedStores: request.affectedStores, mergingPendingChanges: pending)
-        let native = fetched.isEvaluated
-        let objects = registeredObjects(for: fetched.takeRows(), refresh: request.shouldRefreshRefetchedObjects)
-        if fetched.isComplete { return objects }
+        let native: Bool
+        let objects: [NSManagedObject]
+        if let parent = parentStorage {
+            // The parent matched, sorted (and, with no change here to merge, paged) its state.
+            let rows = try parentRows(for: request, entity: entity, paged: !pending, parent: parent)
+            objects = registeredObjects(for: rows, refresh: request.shouldRefreshRefetchedObjects)
+            if !pending { return objects }
+            native = true
+        } else {
+            guard let coordinator = persistentStoreCoordinator else { return [] }
+            let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
+            var fetched = try coordinator.fetchRows(storeRequest, affectedStores: request.affectedStores, mergingPendingChanges: pending)
+            native = fetched.isEvaluated
+            objects = registeredObjects(for: fetched.takeRows(), refresh: request.shouldRefreshRefetchedObjects)
+            if fetched.isComplete { return objects }
+        }
 
         // Filter and page in memory: the store either could not evaluate the request, or the
         // context's unsaved changes must be taken into account.
@@ -249,10 +278,10 @@ extension NSManagedObjectContext {
 
     /// Loads the rows of a batch of faults with one store query.
     package func loadBatch(_ batch: FaultBatch) {
-        guard !batch.isLoaded, let coordinator = persistentStoreCoordinator else { return }
+        guard !batch.isLoaded else { return }
         batch.isLoaded = true
         do {
-            let snapshots = try withQueryGeneration { try coordinator.snapshots(for: batch.ids) }
+            let snapshots = try sourceSnapshots(for: batch.ids)
             for snapshot in snapshots {
                 if let object = registry[snapshot.objectID]?.takeUnretainedValue(), object.faulted, object.committed == nil {
                     object.committed = snapshot

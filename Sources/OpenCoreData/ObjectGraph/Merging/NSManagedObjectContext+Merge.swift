@@ -137,8 +137,8 @@ extension NSManagedObjectContext {
         // One store query for every registered object the save changed.
         let changed = changes.updated.compactMap { registeredObject(for: $0) }
         if !changed.isEmpty {
-            let latest = (try? withQueryGeneration { try persistentStoreCoordinator?.snapshots(for: changed.map(\.objectID)) }) ?? []
-            if case .unpinned = queryGenerationState { persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self) }
+            let latest = (try? sourceSnapshots(for: changed.map(\.objectID))) ?? []
+            if parentStorage == nil, case .unpinned = queryGenerationState { persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self) }
             var rows: [NSManagedObjectID: RowSnapshot] = [:]
             for row in latest { rows[row.objectID] = row }
             for object in changed {
@@ -165,7 +165,7 @@ extension NSManagedObjectContext {
             deletedNow.insert(object)
         }
         refreshed.subtract(deletedNow)
-        if !gone.isEmpty { persistentStoreCoordinator?.updateCachedSnapshots([], removing: gone.map(\.objectID)) }
+        if !gone.isEmpty, parentStorage == nil { persistentStoreCoordinator?.updateCachedSnapshots([], removing: gone.map(\.objectID)) }
 
         for id in changes.inserted {
             insertedNow.insert(object(with: id))

@@ -73,7 +73,9 @@ extension NSManagedObject {
             let relationship = layout.relationship(at: index)
             var objects = OrderedSetStorage()
             var ids: [NSManagedObjectID] = []
-            if let context = _context, !objectID.isTemporaryID {
+            // A new object has no stored destinations, unless a child context reads it from the
+            // parent that inserted it.
+            if let context = _context, !objectID.isTemporaryID || (!insertedFlag && context.parentStorage != nil) {
                 let destinations = context.destinations(of: self, relationship: relationship)
                 ids = destinations.ids
                 for object in destinations.objects { objects.append(object) }

@@ -1,0 +1,187 @@
+import Foundation
+
+// MARK: - Saving a child context into its parent
+
+extension NSManagedObjectContext {
+    /// The child's side of `save()`: delete rules, `willSave` and validation have run here; the
+    /// changes are applied to the parent's objects in one step on the parent's queue (no store
+    /// I/O), then this context's objects take their saved state and `DidSave` is posted.
+    ///
+    /// The child's values win over changes the parent made to the same properties since the
+    /// child read them (Apple pushes the child's values); properties the child did not change
+    /// keep the parent's values.
+    func pushChanges(to parent: NSManagedObjectContext) throws {
+        let insertedObjects = insertionOrder
+        let updatedObjects = Array(updated.values).filter { !$0.deletedFlag && !$0.insertedFlag }
+        let deletedObjects = Array(deleted.values)
+        // The parent reads the child's objects while the child's queue waits for it, so they are
+        // never used from two threads at once.
+        let push = UncheckedBox(ChildPush(inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects))
+        try parent.performAndWait { try parent.receive(push.value, from: self) }
+
+        for object in insertedObjects {
+            object.insertedFlag = false
+            object.committed = RowSnapshot(objectID: object.objectID, version: 0, values: object.currentStoreValues())
+            object.markRelationshipsCommitted()
+        }
+        for object in updatedObjects {
+            object.committed = RowSnapshot(objectID: object.objectID, version: object.committed?.version ?? 0, values: object.currentStoreValues())
+            object.markRelationshipsCommitted()
+        }
+        clearChangeSets()
+        for object in deletedObjects {
+            object.deletedFlag = false
+            unregister(object)
+        }
+        for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
+
+        let changes = SavedChanges(inserted: Set(insertedObjects.map(\.objectID)), updated: Set(updatedObjects.map(\.objectID)),
+                                   deleted: Set(deletedObjects.map(\.objectID)))
+        let userInfo: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: Set(insertedObjects), NSUpdatedObjectsKey: Set(updatedObjects), NSDeletedObjectsKey: Set(deletedObjects),
+            NSInsertedObjectIDsKey: changes.inserted, NSUpdatedObjectIDsKey: changes.updated, NSDeletedObjectIDsKey: changes.deleted,
+        ]
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
+        NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
+                                        userInfo: [NSInsertedObjectIDsKey: changes.inserted, NSUpdatedObjectIDsKey: changes.updated,
+                                                   NSDeletedObjectIDsKey: changes.deleted])
+        notifyChildren(of: changes)
+    }
+
+    /// The parent's side of a child's save, on the parent's queue. Checks first, so a push that
+    /// cannot be applied changes nothing; then inserts, copies values, deletes, and posts
+    /// `ObjectsDidChange` here.
+    func receive(_ push: ChildPush, from child: NSManagedObjectContext) throws {
+        processPendingChanges()
+        let insertedIDs = Set(push.inserted.map(\.objectID))
+        // An object the child knows by a temporary ID must still be here (a reset forgets it).
+        func check(_ id: NSManagedObjectID) throws {
+            let known = resolvedChildID(id)
+            guard known.isTemporaryID, !insertedIDs.contains(id), registry[known] == nil else { return }
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
+                                     "The child context's save refers to the object \(id.uriRepresentation().absoluteString), which its parent context no longer has (the parent was reset, or deleted and saved it before the child saved).",
+                                     userInfo: [NSAffectedObjectsErrorKey: [id]])
+        }
+        for object in push.updated + push.deleted { try check(object.objectID) }
+        for object in push.inserted + push.updated {
+            for index in object.layout.relationshipIndices where object.insertedFlag || object.slotDiffersFromCommitted(index) {
+                for id in object.objectIDs(inSlot: index) { try check(id) }
+            }
+        }
+
+        for object in push.inserted {
+            let copy = ClassRegistry.shared.objectClass(for: object.entity).init(entity: object.entity, insertInto: nil)
+            copy._objectID = object.objectID
+            copy.slots = NSManagedObject.initialSlots(layout: copy.layout)
+            copy.faulted = false
+            copy.needsDefaults = false
+            insertPushed(copy)
+        }
+        func target(_ id: NSManagedObjectID) -> NSManagedObject {
+            let id = resolvedChildID(id)
+            return registry[id]?.takeUnretainedValue() ?? object(with: id)
+        }
+        for object in push.inserted {
+            let copy = target(object.objectID)
+            for index in 0..<object.layout.slotCount where object.layout.properties[index].isStored {
+                copySlot(index, from: object, to: copy, resolve: target)
+            }
+        }
+        for object in push.updated {
+            let copy = target(object.objectID)
+            copy.fireFaultIfNeeded()
+            // The parent deleted it since the child read it: the deletion stands.
+            guard !copy.deletedFlag, !copy.inaccessible else { continue }
+            var changed = false
+            for index in 0..<object.layout.slotCount where object.layout.properties[index].isStored && object.slotDiffersFromCommitted(index) {
+                copySlot(index, from: object, to: copy, resolve: target)
+                changed = true
+            }
+            if changed { copy.markChanged() }
+        }
+        for object in push.deleted {
+            let copy = target(object.objectID)
+            guard !copy.deletedFlag else { continue }
+            // Delete rules ran in the child, whose changes to related objects came with this push.
+            markDeletedWithoutRules(copy)
+        }
+        processPendingChanges()
+        notifyChildren(of: SavedChanges(inserted: insertedIDs, updated: Set(push.updated.map(\.objectID)),
+                                        deleted: Set(push.deleted.map(\.objectID))),
+                       except: child)
+    }
+
+    /// Registers an object a child inserted, as inserted here (it was `awakeFromInsert`ed there).
+    private func insertPushed(_ object: NSManagedObject) {
+        object._context = self
+        object.insertedFlag = true
+        let key = ObjectIdentifier(object)
+        inserted[key] = object
+        insertionOrder.append(object)
+        pendingInserted[key] = object
+        registerObject(object)
+    }
+
+    /// Deletes an object here without running delete rules again.
+    private func markDeletedWithoutRules(_ object: NSManagedObject) {
+        let key = ObjectIdentifier(object)
+        object.fireFaultIfNeeded()
+        if object.insertedFlag {
+            object.insertedFlag = false
+            inserted[key] = nil
+            insertionOrder.removeAll { $0 === object }
+            pendingInserted[key] = nil
+            object.deletedFlag = true
+            pendingDeleted[key] = object
+            return
+        }
+        object.deletedFlag = true
+        deleted[key] = object
+        updated[key] = nil
+        pendingUpdated[key] = nil
+        pendingDeleted[key] = object
+    }
+
+    /// Sets slot `index` of `copy` (this context's object) to the child's value; related
+    /// objects become this context's objects with the same IDs.
+    private func copySlot(_ index: Int, from object: NSManagedObject, to copy: NSManagedObject,
+                          resolve: (NSManagedObjectID) -> NSManagedObject) {
+        switch object.slots[index] {
+        case .value(let value):
+            if object.layout.isRelationship[index] {
+                copy.slots[index] = .toOne(value.objectIDValue.map(resolve))
+            } else {
+                copy.slots[index] = .value(value)
+            }
+        case .custom(let value):
+            copy.slots[index] = .custom(value)
+        case .toOne(let destination):
+            copy.slots[index] = .toOne(destination.map { resolve($0.objectID) })
+        case .toMany(let storage):
+            // Loaded here first, so the destinations saved in the store stay known for the save.
+            let mine = copy.loadedToMany(at: index)
+            mine.objects = OrderedSetStorage(storage.objects.map { resolve($0.objectID) })
+        case .unloadedToMany:
+            break
+        }
+    }
+}
+
+/// The objects a child context saves into its parent.
+struct ChildPush {
+    let inserted: [NSManagedObject]
+    let updated: [NSManagedObject]
+    let deleted: [NSManagedObject]
+}
+
+extension NSManagedObject {
+    /// The IDs a relationship slot holds, without loading anything.
+    func objectIDs(inSlot index: Int) -> [NSManagedObjectID] {
+        switch slots[index] {
+        case .value(let value): return value.objectIDValue.map { [$0] } ?? []
+        case .toOne(let object): return object.map { [$0.objectID] } ?? []
+        case .toMany(let storage): return storage.objects.map(\.objectID)
+        case .custom, .unloadedToMany: return []
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+
+// MARK: - Parent and child contexts
+//
+// A child context reads through its parent: every row it loads (a fault, a fetch, a
+// relationship fault, a refresh) is the parent's current state of that object — unsaved
+// changes included — computed on the parent's queue, or, for objects the parent has not
+// loaded, the parent's own source (its parent, or the stores). The parent never sees what a
+// child has not saved. The calls below that run on the parent are made with
+// `parent.performAndWait`, so a parent must never wait on its child's queue (it never does:
+// it tells children of its saves with `perform`).
+
+extension NSManagedObjectContext {
+    func setParent(_ newParent: NSManagedObjectContext?) {
+        if newParent === parentStorage { return }
+        if newParent != nil, coordinatorStorage != nil {
+            CoreDataError.programmerError("A context has a parent context or a persistent store coordinator, never both: this one already has a coordinator.")
+        }
+        if registry.count > 0 || hasChanges {
+            CoreDataError.programmerError("Set a context's parent before using it: this one already has registered objects.")
+        }
+        var ancestor = newParent
+        while let context = ancestor {
+            if context === self { CoreDataError.programmerError("A context cannot be its own ancestor.") }
+            ancestor = context.parentStorage
+        }
+        parentStorage?.childContexts.remove(self)
+        parentStorage = newParent
+        newParent?.childContexts.add(self)
+    }
+
+    // MARK: - Child side: reading through the parent
+
+    /// Rows of objects as this context's source has them: its parent's current state, or the stores'.
+    package func sourceSnapshots(for ids: [NSManagedObjectID]) throws -> [RowSnapshot] {
+        if let parent = parentStorage { return try parent.performAndWait { try parent.snapshotsForChild(ids) } }
+        guard let coordinator = persistentStoreCoordinator else { return [] }
+        return try withQueryGeneration { try coordinator.snapshots(for: ids) }
+    }
+
+    /// A fetch request as the parent runs it for this child: the parent's unsaved changes are
+    /// always included (they are the child's "store"); the child's own are merged by the child.
+    private func requestForParent<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription,
+                                     resultType: NSFetchRequestResultType, paged: Bool) -> NSFetchRequest<NSFetchRequestResult> {
+        let copy = request.retyped(NSFetchRequestResult.self)
+        copy.entity = entity
+        copy.includesPendingChanges = true
+        copy.resultType = resultType
+        copy.fetchBatchSize = 0
+        copy.relationshipKeyPathsForPrefetching = nil
+        if !paged {
+            copy.fetchLimit = 0
+            copy.fetchOffset = 0
+        }
+        return copy
+    }
+
+    /// The rows of the objects the parent matches for `request`, in the parent's order.
+    func parentRows<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, paged: Bool, parent: NSManagedObjectContext) throws -> [RowSnapshot] {
+        let copy = requestForParent(request, entity: entity, resultType: .managedObjectResultType, paged: paged)
+        return try parent.performAndWait { try parent.rowsForChild(copy, entity: entity) }
+    }
+
+    /// The parent's answer to an ID, count or dictionary fetch, with its unsaved changes.
+    func parentResults<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, resultType: NSFetchRequestResultType,
+                          parent: NSManagedObjectContext) throws -> [NSFetchRequestResult] {
+        let copy = requestForParent(request, entity: entity, resultType: resultType, paged: true)
+        return try parent.performAndWait { try parent.fetch(copy) }
+    }
+
+    // MARK: - Parent side: answering a child (on this context's queue)
+
+    /// The ID this context knows an object by, for an ID a child may have kept from before the
+    /// object was saved here.
+    func resolvedChildID(_ id: NSManagedObjectID) -> NSManagedObjectID {
+        guard id.isTemporaryID, let permanent = permanentIDsOfTemporaryIDs[id] else { return id }
+        return permanent
+    }
+
+    /// An object's row as this context has it now, under the ID the child asked for; nil when
+    /// it is deleted here or its row is gone.
+    func childRow(of object: NSManagedObject, as id: NSManagedObjectID) -> RowSnapshot? {
+        if object.deletedFlag { return nil }
+        object.fireFaultIfNeeded()
+        if object.inaccessible { return nil }
+        if !object.insertedFlag, updated[ObjectIdentifier(object)] == nil, var committed = object.committed {
+            committed.objectID = id
+            return committed
+        }
+        return RowSnapshot(objectID: id, version: object.committed?.version ?? 0, values: object.currentStoreValues())
+    }
+
+    /// The row of one object for a child.
+    func snapshotForChild(_ requested: NSManagedObjectID) throws -> RowSnapshot? {
+        let id = resolvedChildID(requested)
+        if let object = registry[id]?.takeUnretainedValue() { return childRow(of: object, as: requested) }
+        if id.isTemporaryID { return nil }
+        guard var row = try coordinatorSnapshot(for: id) else { return nil }
+        row.objectID = requested
+        return row
+    }
+
+    /// The rows of objects for a child; objects this context has not loaded are read from its
+    /// source together.
+    func snapshotsForChild(_ ids: [NSManagedObjectID]) throws -> [RowSnapshot] {
+        var rows: [RowSnapshot] = []
+        rows.reserveCapacity(ids.count)
+        var missing: [NSManagedObjectID] = []
+        var requestedIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+        for requested in ids {
+            let id = resolvedChildID(requested)
+            if id != requested { requestedIDs[id] = requested }
+            if let object = registry[id]?.takeUnretainedValue(),
+               !(object.faulted && object.committed == nil && !object.insertedFlag && !object.deletedFlag) {
+                if let row = childRow(of: object, as: requested) { rows.append(row) }
+            } else if !id.isTemporaryID {
+                missing.append(id)
+            }
+        }
+        if !missing.isEmpty {
+            for var row in try sourceSnapshots(for: missing) {
+                if let requested = requestedIDs[row.objectID] { row.objectID = requested }
+                rows.append(row)
+            }
+        }
+        return rows
+    }
+
+    /// The destinations of a to-many relationship of an object, as this context has them now.
+    /// Destinations not loaded here come as ID-only rows (version -1), which the child faults.
+    func destinationsForChild(of requested: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [RowSnapshot] {
+        let id = resolvedChildID(requested)
+        let object: NSManagedObject
+        if let registered = registry[id]?.takeUnretainedValue() {
+            object = registered
+        } else if id.isTemporaryID {
+            return []
+        } else {
+            object = self.object(with: id)
+        }
+        guard !object.deletedFlag, let index = object.layout.indexByName[relationship.name], object.layout.isRelationship[index] else { return [] }
+        object.fireFaultIfNeeded()
+        if object.inaccessible { return [] }
+        let storage = object.loadedToMany(at: index)
+        var rows: [RowSnapshot] = []
+        rows.reserveCapacity(storage.objects.count)
+        for destination in storage.objects where !destination.deletedFlag {
+            if destination.faulted && destination.committed == nil && !destination.insertedFlag {
+                rows.append(RowSnapshot(objectID: destination.objectID, version: -1, values: []))
+            } else if let row = childRow(of: destination, as: destination.objectID) {
+                rows.append(row)
+            }
+        }
+        return rows
+    }
+
+    /// The rows of the objects this context matches for a child's fetch.
+    func rowsForChild(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription) throws -> [RowSnapshot] {
+        processPendingChanges()
+        let objects = try withQueryGeneration { try matchingObjects(request, entity: entity) }
+        var rows: [RowSnapshot] = []
+        rows.reserveCapacity(objects.count)
+        for object in objects {
+            if let row = childRow(of: object, as: object.objectID) { rows.append(row) }
+        }
+        return rows
+    }
+
+    // MARK: - Telling children of saves
+
+    /// Merges a save of this context (to the stores, or pushed in by one of its children) into
+    /// its children that merge automatically, on their queues; `except` pushed it.
+    func notifyChildren(of changes: SavedChanges, except source: NSManagedObjectContext? = nil) {
+        guard !changes.inserted.isEmpty || !changes.updated.isEmpty || !changes.deleted.isEmpty else { return }
+        for child in childContexts.contexts where child !== source && child.automaticallyMergesChangesFromParent {
+            child.perform { child.mergeSavedChanges(changes) }
+        }
+    }
+}
+
+/// The child contexts of a context, held weakly.
+package final class ChildContextList: @unchecked Sendable {
+    // @unchecked: `entries` is only read and written under `lock` (children are added from the
+    // thread that sets `parent`, and read on the parent's queue).
+    private let lock = NSLock()
+    private var entries: [(id: ObjectIdentifier, context: WeakContext)] = []
+
+    private struct WeakContext {
+        weak var context: NSManagedObjectContext?
+    }
+
+    package init() {}
+
+    /// Whether the context has ever had a child that is still alive.
+    package var isEmpty: Bool {
+        lock.withLock { entries.allSatisfy { $0.context.context == nil } }
+    }
+
+    package var contexts: [NSManagedObjectContext] {
+        lock.withLock { entries.compactMap(\.context.context) }
+    }
+
+    package func add(_ context: NSManagedObjectContext) {
+        lock.withLock {
+            entries.removeAll { $0.context.context == nil }
+            entries.append((ObjectIdentifier(context), WeakContext(context: context)))
+        }
+    }
+
+    /// Removes a child; called from its `deinit` too, when its weak references already read nil.
+    package func remove(_ context: NSManagedObjectContext) {
+        let id = ObjectIdentifier(context)
+        lock.withLock { entries.removeAll { $0.id == id || $0.context.context == nil } }
+    }
+}
