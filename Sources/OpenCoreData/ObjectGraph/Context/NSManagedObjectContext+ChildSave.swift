@@ -69,6 +69,18 @@ extension NSManagedObjectContext {
             }
         }
 
+        // The rows of changed objects not loaded here, read in one query per store (not one per
+        // object as each fault fired); held until the push is applied.
+        var missing: [NSManagedObjectID] = []
+        for object in push.updated + push.deleted {
+            let id = resolvedChildID(object.objectID)
+            if id.isTemporaryID { continue }
+            if let registered = registry[id]?.takeUnretainedValue(), !(registered.faulted && registered.committed == nil) { continue }
+            missing.append(id)
+        }
+        let loaded = try sourceSnapshots(for: missing).map { registeredObject(for: $0, refresh: false) }
+        defer { withExtendedLifetime(loaded) {} }
+
         for object in push.inserted {
             let copy = ClassRegistry.shared.objectClass(for: object.entity).init(entity: object.entity, insertInto: nil)
             copy._objectID = object.objectID
