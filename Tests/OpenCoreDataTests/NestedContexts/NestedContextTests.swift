@@ -378,3 +378,21 @@ struct NestedContextTests {
         #expect(throws: NSError.self) { try child.setQueryGenerationFrom(.current) }
     }
 }
+
+extension NestedContextTests {
+    @Test("A child keeps its parent alive (Apple's parent property is strong), so the parent cannot go away under it")
+    func childRetainsParent() throws {
+        weak var weakParent: NSManagedObjectContext?
+        let child: NSManagedObjectContext = try {
+            let parent = try StoreKind.inMemory.context(TestModels.todoModel())
+            weakParent = parent
+            return Nesting.child(of: parent)
+        }()
+        #expect(weakParent != nil)
+        try child.performAndWait {
+            Nesting.todo("kept", in: child)
+            try child.save()
+        }
+        #expect(weakParent?.performAndWait { weakParent?.insertedObjects.count } == 1)
+    }
+}

@@ -104,12 +104,11 @@ extension NSManagedObjectContext {
             copy.fireFaultIfNeeded()
             // The parent deleted it since the child read it: the deletion stands.
             guard !copy.deletedFlag, !copy.inaccessible else { continue }
-            var changed = false
-            for index in 0..<object.layout.slotCount where object.layout.properties[index].isStored && object.slotDiffersFromCommitted(index) {
-                copySlot(index, from: object, to: copy, resolve: target)
-                changed = true
-            }
-            if changed { copy.markChanged() }
+            let changed = (0..<object.layout.slotCount).filter { object.layout.properties[$0].isStored && object.slotDiffersFromCommitted($0) }
+            if changed.isEmpty { continue }
+            // Noted before the values change, as a setter notes it (undo records the old values).
+            copy.markChanged()
+            for index in changed { copySlot(index, from: object, to: copy, resolve: target) }
         }
         for object in push.deleted {
             let copy = target(object.objectID)
