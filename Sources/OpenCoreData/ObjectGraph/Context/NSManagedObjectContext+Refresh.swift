@@ -100,6 +100,7 @@ extension NSManagedObjectContext {
         persistentStoreCoordinator?.unpin(pinnedRows)
         pinnedRows = []
         advanceQueryGeneration()
+        discardUndoHistory()
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
                                         userInfo: [NSInvalidatedAllObjectsKey: objects.map(\.objectID)])
     }
