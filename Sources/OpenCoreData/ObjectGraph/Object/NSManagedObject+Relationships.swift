@@ -315,6 +315,12 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         return storage.objects.firstIndex(of: object) ?? NSNotFound
     }
 
+    // swift-corelibs-foundation's NSOrderedSet.contains(_:) reads its own (empty) storage
+    // instead of calling index(of:), so the proxy answered false for every member.
+    override func contains(_ object: Any) -> Bool {
+        index(of: object) != NSNotFound
+    }
+
     override func insert(_ object: Any, at idx: Int) {
         guard let object = object as? NSManagedObject else {
             CoreDataError.programmerError("Only managed objects can be added to relationship '\(owner.layout.properties[index].name)'.")
