@@ -138,6 +138,20 @@ struct RelationshipTests {
         }
     }
 
+    @Test("mutableOrderedSetValue(forKey:) answers contains(_:) for its members")
+    func orderedProxyContains() throws {
+        let context = try StoreKind.inMemory.context(ContextUndoModel.model())
+        context.performAndWait {
+            let folder = ContextUndoModel.insert("Folder", "f", context)
+            let member = ContextUndoModel.insert("Note", "in", context)
+            let other = ContextUndoModel.insert("Note", "out", context)
+            let pinned = folder.mutableOrderedSetValue(forKey: "pinned")
+            pinned.add(member)
+            #expect(pinned.contains(member))
+            #expect(!pinned.contains(other))
+        }
+    }
+
     @Test("Objects relate only within one context")
     func crossContextIsRejectedBeforeCorruption() throws {
         // Relating objects of two contexts is a programmer error (Apple raises); here we check

@@ -9,6 +9,7 @@ extension NSManagedObjectContext {
         if let other = object._context, other !== self {
             CoreDataError.programmerError("An object of entity '\(object.entity.name ?? "?")' cannot be inserted into a second context.")
         }
+        undoWillInsert(object)
         if object.deletedFlag, object._context === self {
             // Re-inserting a deleted object undoes the deletion.
             object.deletedFlag = false
@@ -40,6 +41,7 @@ extension NSManagedObjectContext {
         }
         guard !object.deletedFlag else { return }
         object.fireFaultIfNeeded()
+        undoWillDelete(object)
         let key = ObjectIdentifier(object)
         if object.insertedFlag {
             // Deleting an unsaved object just forgets it (after delete rules run).
@@ -72,6 +74,7 @@ extension NSManagedObjectContext {
         isProcessingChanges = true
         defer { isProcessingChanges = false }
         propagateDeletes()
+        if undoTracker != nil { registerPendingUndo() }
         guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty else { return }
         let insertedNow = Set(pendingInserted.values.filter { $0.insertedFlag })
         let updatedNow = Set(pendingUpdated.values.filter { !$0.deletedFlag && !$0.insertedFlag })
@@ -152,6 +155,7 @@ extension NSManagedObjectContext {
         for object in registry.objects where !object.faulted {
             object.resetRelationshipsToCommitted()
         }
+        discardUndoHistory()
     }
 
     /// Forgets every pending change (the objects themselves are handled by the caller).

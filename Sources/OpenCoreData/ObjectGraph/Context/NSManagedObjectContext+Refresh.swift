@@ -101,6 +101,7 @@ extension NSManagedObjectContext {
         persistentStoreCoordinator?.unpin(pinnedRows)
         pinnedRows = []
         advanceQueryGeneration()
+        discardUndoHistory()
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
                                         userInfo: [NSInvalidatedAllObjectsKey: objects.map(\.objectID)])
     }

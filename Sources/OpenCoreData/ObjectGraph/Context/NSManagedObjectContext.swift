@@ -87,6 +87,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var stalenessInterval: TimeInterval = -1
     /// Free-form storage for the context's users.
     public let userInfo = NSMutableDictionary()
+    /// Records the context's changes for undo; nil by default, as on iOS (NSManagedObjectContext+Undo.swift).
+    open var undoManager: UndoManager? { didSet { undoManagerDidChange() } }
+    /// The undo bookkeeping, present while `undoManager` is set; nil keeps undo free.
+    package var undoTracker: ContextUndoTracker?
 
     // MARK: Graph state (queue-confined)
 

@@ -125,6 +125,7 @@ extension NSManagedObject {
         let type = layout.attributeTypes[index]
         if AttributeConversion.isCustom(type) {
             let newValue = value is NSNull ? nil : value
+            willChangeSlot(index)
             slots[index] = .custom(newValue)
             markChanged()
             return
@@ -139,6 +140,7 @@ extension NSManagedObject {
     @inline(__always)
     package func setStoreValue(_ value: StoreValue, at index: Int) {
         if faulted { fireFaultIfNeeded() }
+        willChangeSlot(index)
         slots[index] = .value(value)
         markChanged()
     }

@@ -94,6 +94,7 @@ extension NSManagedObject {
         if let newValue { checkRelatable(newValue, key: relationship.name) }
         let old = resolveToOne(at: index)
         if old === newValue { return }
+        willChangeSlot(index)
         slots[index] = .toOne(newValue)
         markChanged()
         guard let inverse = relationship.inverseRelationship else { return }
@@ -113,6 +114,7 @@ extension NSManagedObject {
         }
         let relationship = layout.relationship(at: index)
         if relationship.isOrdered, storage.objects.elements != newSet.elements {
+            willChangeSlot(index)
             storage.objects = newSet
             markChanged()
         }
@@ -125,12 +127,14 @@ extension NSManagedObject {
         let storage = loadedToMany(at: index)
         if storage.objects.contains(object) {
             if let position, let current = storage.objects.firstIndex(of: object), current != position {
+                willChangeSlot(index)
                 storage.objects.remove(at: current)
                 storage.objects.insert(object, at: min(position, storage.objects.count))
                 markChanged()
             }
             return
         }
+        willChangeSlot(index)
         if let position {
             storage.objects.insert(object, at: min(position, storage.objects.count))
         } else {
@@ -146,7 +150,9 @@ extension NSManagedObject {
     package func removeFromToMany(_ object: NSManagedObject, at index: Int) {
         let relationship = layout.relationship(at: index)
         let storage = loadedToMany(at: index)
-        guard storage.objects.remove(object) != nil else { return }
+        guard let position = storage.objects.firstIndex(of: object) else { return }
+        willChangeSlot(index)
+        storage.objects.remove(at: position)
         markChanged()
         if let inverse = relationship.inverseRelationship {
             object.primitiveRemoveInverse(self, inverse: inverse)
@@ -159,12 +165,14 @@ extension NSManagedObject {
         if inverse.isToMany {
             let storage = loadedToMany(at: index)
             if !storage.objects.contains(source) {
+                willChangeSlot(index)
                 storage.objects.append(source)
                 markChanged()
             }
         } else {
             let previous = resolveToOne(at: index)
             if previous === source { return }
+            willChangeSlot(index)
             slots[index] = .toOne(source)
             markChanged()
             // The previous owner loses this object from its side of the relationship.
@@ -172,8 +180,13 @@ extension NSManagedObject {
                let forwardIndex = previous.layout.indexByName[forward.name] {
                 if forward.isToMany {
                     let storage = previous.loadedToMany(at: forwardIndex)
-                    if storage.objects.remove(self) != nil { previous.markChanged() }
+                    if let position = storage.objects.firstIndex(of: self) {
+                        previous.willChangeSlot(forwardIndex)
+                        storage.objects.remove(at: position)
+                        previous.markChanged()
+                    }
                 } else if previous.resolveToOne(at: forwardIndex) === self {
+                    previous.willChangeSlot(forwardIndex)
                     previous.slots[forwardIndex] = .toOne(nil)
                     previous.markChanged()
                 }
@@ -186,8 +199,13 @@ extension NSManagedObject {
         guard let index = layout.indexByName[inverse.name] else { return }
         if inverse.isToMany {
             let storage = loadedToMany(at: index)
-            if storage.objects.remove(source) != nil { markChanged() }
+            if let position = storage.objects.firstIndex(of: source) {
+                willChangeSlot(index)
+                storage.objects.remove(at: position)
+                markChanged()
+            }
         } else if resolveToOne(at: index) === source {
+            willChangeSlot(index)
             slots[index] = .toOne(nil)
             markChanged()
         }
@@ -297,6 +315,12 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     override func index(of object: Any) -> Int {
         guard let object = object as? NSManagedObject else { return NSNotFound }
         return storage.objects.firstIndex(of: object) ?? NSNotFound
+    }
+
+    // swift-corelibs-foundation's NSOrderedSet.contains(_:) reads its own (empty) storage
+    // instead of calling index(of:), so the proxy answered false for every member.
+    override func contains(_ object: Any) -> Bool {
+        index(of: object) != NSNotFound
     }
 
     override func insert(_ object: Any, at idx: Int) {
