@@ -396,3 +396,30 @@ extension NestedContextTests {
         #expect(weakParent?.performAndWait { weakParent?.insertedObjects.count } == 1)
     }
 }
+
+extension NestedContextTests {
+    @Test("A child that undoes a deletion it already saved into its parent brings the object back there", arguments: StoreKind.allCases)
+    func undoPushedDeletion(_ kind: StoreKind) throws {
+        let (root, ids) = try Nesting.rootWithABC(kind)
+        let child = Nesting.child(of: root)
+        let id = ids["B"]!
+        try child.performAndWait {
+            child.undoManager = UndoManager()
+            child.delete(try child.existingObject(with: id))
+            child.processPendingChanges()
+            try child.save()
+        }
+        try root.performAndWait { () throws in #expect(try Nesting.titles(root) == ["A", "C"]) }
+        try child.performAndWait {
+            child.undo()
+            #expect(try Nesting.titles(child) == ["A", "B", "C"])
+            try child.save()
+        }
+        try root.performAndWait {
+            #expect(root.deletedObjects.isEmpty)
+            #expect(try Nesting.titles(root) == ["A", "B", "C"])
+            try root.save()
+        }
+        #expect(try Nesting.storedTitles(root) == ["A", "B", "C"])
+    }
+}

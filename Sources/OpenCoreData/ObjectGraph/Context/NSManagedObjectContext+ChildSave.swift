@@ -82,6 +82,11 @@ extension NSManagedObjectContext {
         defer { withExtendedLifetime(loaded) {} }
 
         for object in push.inserted {
+            if let existing = registry[object.objectID]?.takeUnretainedValue() {
+                // The child undid a deletion it had pushed here: the object comes back, its values below.
+                if existing.deletedFlag { restoreDeleted(existing) }
+                continue
+            }
             let copy = ClassRegistry.shared.objectClass(for: object.entity).init(entity: object.entity, insertInto: nil)
             copy._objectID = object.objectID
             copy.slots = NSManagedObject.initialSlots(layout: copy.layout)
@@ -131,6 +136,18 @@ extension NSManagedObjectContext {
         insertionOrder.append(object)
         pendingInserted[key] = object
         registerObject(object)
+    }
+
+    /// Takes back an object deleted here and not saved: as it was before (inserted, or stored and now updated).
+    private func restoreDeleted(_ object: NSManagedObject) {
+        let key = ObjectIdentifier(object)
+        object.deletedFlag = false
+        pendingDeleted[key] = nil
+        if deleted.removeValue(forKey: key) == nil {
+            insertPushed(object)
+        } else {
+            object.markChanged()
+        }
     }
 
     /// Deletes an object here without running delete rules again.
