@@ -423,3 +423,35 @@ extension NestedContextTests {
         #expect(try Nesting.storedTitles(root) == ["A", "B", "C"])
     }
 }
+
+extension NestedContextTests {
+    @Test("A context has a parent or a coordinator, never both: giving a child a coordinator stops with a message")
+    func coordinatorOnChildStops() async {
+        await #expect(processExitsWith: .failure) {
+            let root = try TestModels.inMemoryContext(TestModels.todoModel())
+            let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            child.parent = root
+            child.persistentStoreCoordinator = root.persistentStoreCoordinator
+        }
+    }
+
+    @Test("Giving a context with a coordinator a parent stops with a message")
+    func parentOnRootStops() async {
+        await #expect(processExitsWith: .failure) {
+            let root = try TestModels.inMemoryContext(TestModels.todoModel())
+            let other = try TestModels.inMemoryContext(TestModels.todoModel())
+            other.parent = root
+        }
+    }
+
+    @Test("The parent is set before first use: setting it on a context that has objects stops with a message")
+    func parentAfterUseStops() async {
+        await #expect(processExitsWith: .failure) {
+            let root = try TestModels.inMemoryContext(TestModels.todoModel())
+            let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            child.parent = root
+            child.performAndWait { _ = Nesting.todo("used", in: child) }
+            child.parent = try TestModels.inMemoryContext(TestModels.todoModel())
+        }
+    }
+}
