@@ -455,3 +455,24 @@ extension NestedContextTests {
         }
     }
 }
+
+extension NestedContextTests {
+    @Test("After the parent saves what a child inserted, the child's next fetch finds its own object, now under the permanent ID (no second object)", arguments: StoreKind.allCases)
+    func childAdoptsPermanentIDs(_ kind: StoreKind) throws {
+        let root = try kind.context(TestModels.todoModel())
+        let child = Nesting.child(of: root)
+        let todo = try child.performAndWait {
+            let todo = Nesting.todo("mine", in: child)
+            try child.save()
+            return UncheckedBox(todo)
+        }
+        try root.performAndWait { try root.save() }
+        try child.performAndWait {
+            let fetched = try child.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity"))
+            #expect(fetched.count == 1)
+            #expect(fetched.first === todo.value)
+            #expect(!todo.value.objectID.isTemporaryID)
+            #expect(child.registeredObjects.count == 1)
+        }
+    }
+}

@@ -192,12 +192,18 @@ extension NSManagedObjectContext {
     /// and the run of permanent keys replacing it could share home slots in the identity map,
     /// and each insert would then walk the rest of the other run.
     package func assignPermanentIDs(_ assignments: [(object: NSManagedObject, id: NSManagedObjectID)]) {
-        // Children may still know these objects by their temporary IDs (Apple's children keep them).
-        if childContexts.isEmpty {
-            if !permanentIDsOfTemporaryIDs.isEmpty { permanentIDsOfTemporaryIDs = [:] }
+        // Other contexts of a tree with children may know these objects by their temporary IDs.
+        let root = treeRoot
+        if root.childContexts.isEmpty {
+            root.permanentIDLog.clearIfNotEmpty()
         } else {
-            for (object, id) in assignments where object._objectID.isTemporaryID { permanentIDsOfTemporaryIDs[object._objectID] = id }
+            root.permanentIDLog.append(assignments.compactMap { $0.object._objectID.isTemporaryID ? ($0.object._objectID, $0.id) : nil })
         }
+        rekey(assignments)
+    }
+
+    /// Re-registers objects under new IDs, without logging them for other contexts.
+    package func rekey(_ assignments: [(object: NSManagedObject, id: NSManagedObjectID)]) {
         for (object, _) in assignments {
             let old = object._objectID
             registry.remove(old, ifItIs: object)

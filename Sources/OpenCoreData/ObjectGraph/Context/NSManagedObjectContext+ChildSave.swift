@@ -11,6 +11,7 @@ extension NSManagedObjectContext {
     /// child read them (Apple pushes the child's values); properties the child did not change
     /// keep the parent's values.
     func pushChanges(to parent: NSManagedObjectContext) throws {
+        adoptPermanentIDs()
         let insertedObjects = insertionOrder
         let updatedObjects = Array(updated.values).filter { !$0.deletedFlag && !$0.insertedFlag }
         let deletedObjects = Array(deleted.values)
@@ -56,8 +57,7 @@ extension NSManagedObjectContext {
         let insertedIDs = Set(push.inserted.map(\.objectID))
         // An object the child knows by a temporary ID must still be here (a reset forgets it).
         func check(_ id: NSManagedObjectID) throws {
-            let known = resolvedChildID(id)
-            guard known.isTemporaryID, !insertedIDs.contains(id), registry[known] == nil else { return }
+            guard id.isTemporaryID, !insertedIDs.contains(id), !hasObject(knownByChildAs: id) else { return }
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
                                      "The child context's save refers to the object \(id.uriRepresentation().absoluteString), which its parent context no longer has (the parent was reset, or deleted and saved it before the child saved).",
                                      userInfo: [NSAffectedObjectsErrorKey: [id]])
@@ -74,7 +74,7 @@ extension NSManagedObjectContext {
         var missing: [NSManagedObjectID] = []
         for object in push.updated + push.deleted {
             let id = resolvedChildID(object.objectID)
-            if id.isTemporaryID { continue }
+            if id.isTemporaryID && parentStorage == nil { continue }
             if let registered = registry[id]?.takeUnretainedValue(), !(registered.faulted && registered.committed == nil) { continue }
             missing.append(id)
         }

@@ -33,7 +33,11 @@ extension NSManagedObjectContext {
 
     /// Rows of objects as this context's source has them: its parent's current state, or the stores'.
     package func sourceSnapshots(for ids: [NSManagedObjectID]) throws -> [RowSnapshot] {
-        if let parent = parentStorage { return try parent.performAndWait { try parent.snapshotsForChild(ids) } }
+        if let parent = parentStorage {
+            adoptPermanentIDs()
+            let ids = ids.map(resolvedChildID)
+            return try parent.performAndWait { try parent.snapshotsForChild(ids) }
+        }
         guard let coordinator = persistentStoreCoordinator else { return [] }
         return try withQueryGeneration { try coordinator.snapshots(for: ids) }
     }
@@ -57,6 +61,7 @@ extension NSManagedObjectContext {
 
     /// The rows of the objects the parent matches for `request`, in the parent's order.
     func parentRows<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, paged: Bool, parent: NSManagedObjectContext) throws -> [RowSnapshot] {
+        adoptPermanentIDs()
         let copy = requestForParent(request, entity: entity, resultType: .managedObjectResultType, paged: paged)
         return try parent.performAndWait { try parent.rowsForChild(copy, entity: entity) }
     }
@@ -64,17 +69,49 @@ extension NSManagedObjectContext {
     /// The parent's answer to an ID, count or dictionary fetch, with its unsaved changes.
     func parentResults<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, resultType: NSFetchRequestResultType,
                           parent: NSManagedObjectContext) throws -> [NSFetchRequestResult] {
+        adoptPermanentIDs()
         let copy = requestForParent(request, entity: entity, resultType: resultType, paged: true)
         return try parent.performAndWait { try parent.fetch(copy) }
     }
 
     // MARK: - Parent side: answering a child (on this context's queue)
 
-    /// The ID this context knows an object by, for an ID a child may have kept from before the
-    /// object was saved here.
+    /// The root of this context's tree (itself when it has no parent).
+    package var treeRoot: NSManagedObjectContext {
+        var context = self
+        while let parent = context.parentStorage { context = parent }
+        return context
+    }
+
+    /// The ID an object has now, for an ID a context of the tree may have kept from before an
+    /// ancestor saved the object (or obtained its permanent ID).
     func resolvedChildID(_ id: NSManagedObjectID) -> NSManagedObjectID {
-        guard id.isTemporaryID, let permanent = permanentIDsOfTemporaryIDs[id] else { return id }
-        return permanent
+        guard id.isTemporaryID else { return id }
+        return treeRoot.permanentIDLog.permanentID(for: id) ?? id
+    }
+
+    /// Gives this child's objects the permanent IDs an ancestor gave them since the child last
+    /// looked (Apple's children keep temporary IDs, so a later fetch there can register a second
+    /// object for the row; here the child's object takes the row's ID at its next read or save).
+    package func adoptPermanentIDs() {
+        guard parentStorage != nil else { return }
+        let log = treeRoot.permanentIDLog
+        guard let (entries, count) = log.entries(after: appliedPermanentIDs) else { return }
+        appliedPermanentIDs = count
+        var assignments: [(object: NSManagedObject, id: NSManagedObjectID)] = []
+        for (temporary, permanent) in entries {
+            guard let object = registry[temporary]?.takeUnretainedValue(), registry[permanent] == nil else { continue }
+            assignments.append((object, permanent))
+        }
+        if !assignments.isEmpty { rekey(assignments) }
+    }
+
+    /// Whether this context or an ancestor still has an object a child knows by a temporary ID.
+    func hasObject(knownByChildAs id: NSManagedObjectID) -> Bool {
+        let id = resolvedChildID(id)
+        if !id.isTemporaryID || registry[id] != nil { return true }
+        guard let parent = parentStorage else { return false }
+        return parent.performAndWait { parent.hasObject(knownByChildAs: id) }
     }
 
     /// An object's row as this context has it now, under the ID the child asked for; nil when
@@ -94,7 +131,8 @@ extension NSManagedObjectContext {
     func snapshotForChild(_ requested: NSManagedObjectID) throws -> RowSnapshot? {
         let id = resolvedChildID(requested)
         if let object = registry[id]?.takeUnretainedValue() { return childRow(of: object, as: requested) }
-        if id.isTemporaryID { return nil }
+        // An unsaved object this context does not have may be its parent's.
+        if id.isTemporaryID && parentStorage == nil { return nil }
         guard var row = try coordinatorSnapshot(for: id) else { return nil }
         row.objectID = requested
         return row
@@ -113,7 +151,7 @@ extension NSManagedObjectContext {
             if let object = registry[id]?.takeUnretainedValue(),
                !(object.faulted && object.committed == nil && !object.insertedFlag && !object.deletedFlag) {
                 if let row = childRow(of: object, as: requested) { rows.append(row) }
-            } else if !id.isTemporaryID {
+            } else if !id.isTemporaryID || parentStorage != nil {
                 missing.append(id)
             }
         }
@@ -133,7 +171,7 @@ extension NSManagedObjectContext {
         let object: NSManagedObject
         if let registered = registry[id]?.takeUnretainedValue() {
             object = registered
-        } else if id.isTemporaryID {
+        } else if id.isTemporaryID && parentStorage == nil {
             return []
         } else {
             object = self.object(with: id)
@@ -211,5 +249,51 @@ package final class ChildContextList: @unchecked Sendable {
     package func remove(_ context: NSManagedObjectContext) {
         let id = ObjectIdentifier(context)
         lock.withLock { entries.removeAll { $0.id == id || $0.context.context == nil } }
+    }
+}
+
+/// The permanent IDs a context tree gave objects while it had children, in order, shared by the
+/// tree's contexts (which run on different queues): each child applies the entries it has not
+/// seen to its registered objects, and any of them resolves an old temporary ID through it.
+/// Cleared when the root assigns IDs with no child left.
+package final class PermanentIDLog: @unchecked Sendable {
+    // @unchecked: `entries` and `permanentIDs` are only read and written under `lock`.
+    private let lock = NSLock()
+    private var entries: [(NSManagedObjectID, NSManagedObjectID)] = []
+    private var permanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// The number of entries ever appended (entries before a clear are gone).
+    private var total = 0
+
+    package init() {}
+
+    package func append(_ pairs: [(NSManagedObjectID, NSManagedObjectID)]) {
+        guard !pairs.isEmpty else { return }
+        lock.withLock {
+            entries.append(contentsOf: pairs)
+            total += pairs.count
+            for (temporary, permanent) in pairs { permanentIDs[temporary] = permanent }
+        }
+    }
+
+    package func permanentID(for temporary: NSManagedObjectID) -> NSManagedObjectID? {
+        lock.withLock { permanentIDs.isEmpty ? nil : permanentIDs[temporary] }
+    }
+
+    /// The entries after the first `count`, and the new count; nil when there are none.
+    package func entries(after count: Int) -> ([(NSManagedObjectID, NSManagedObjectID)], Int)? {
+        lock.withLock {
+            guard total > count else { return nil }
+            let kept = entries.count
+            let new = min(total - count, kept)
+            return (Array(entries[(kept - new)...]), total)
+        }
+    }
+
+    package func clearIfNotEmpty() {
+        lock.withLock {
+            guard !entries.isEmpty else { return }
+            entries = []
+            permanentIDs = [:]
+        }
     }
 }

@@ -60,9 +60,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     package var parentStorage: NSManagedObjectContext?
     /// The children of this context, held weakly, for `automaticallyMergesChangesFromParent`.
     package let childContexts = ChildContextList()
-    /// Permanent IDs this context gave objects its children may still know by their temporary
-    /// IDs (kept only once the context has had a child).
-    package var permanentIDsOfTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// For a root context with children: the permanent IDs its tree gave objects that contexts of
+    /// the tree may know by temporary IDs (see `PermanentIDLog`).
+    package let permanentIDLog = PermanentIDLog()
+    /// How many entries of the root's `permanentIDLog` this child has applied to its objects.
+    package var appliedPermanentIDs = 0
 
     /// A name for debugging and persistent history.
     open var name: String?
@@ -243,6 +245,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The object with an ID: a registered object, or a fault that loads the row on first access.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         if let object = registry[objectID]?.takeUnretainedValue() { return object }
+        // A temporary ID an ancestor has since made permanent names the object under its new ID.
+        if objectID.isTemporaryID, parentStorage != nil {
+            let id = resolvedChildID(objectID)
+            if id != objectID { return object(with: id) }
+        }
         let object = makeObject(for: objectID, snapshot: nil)
         return object
     }
@@ -310,7 +317,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The row of an object as this context's source has it: its parent's current state, or the store's.
     package func coordinatorSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
-        if let parent = parentStorage { return try parent.performAndWait { try parent.snapshotForChild(objectID) } }
+        if let parent = parentStorage {
+            adoptPermanentIDs()
+            let id = resolvedChildID(objectID)
+            guard var row = try parent.performAndWait({ try parent.snapshotForChild(id) }) else { return nil }
+            row.objectID = objectID
+            return row
+        }
         guard let coordinator = persistentStoreCoordinator else { return nil }
         if case .unpinned = queryGenerationState { return try coordinator.snapshot(for: objectID, pinnedBy: self) }
         return try withQueryGeneration { try coordinator.uncachedSnapshot(for: objectID) }
