@@ -22,6 +22,13 @@ extension NSManagedObjectContext {
             object.faulted = false
             object.needsDefaults = false
         }
+        noteInserted(object)
+        scheduleProcessingPendingChanges()
+        object.awakeFromInsert()
+    }
+
+    /// Puts an object in the inserted set: flag, change sets and registry.
+    package func noteInserted(_ object: NSManagedObject) {
         object._context = self
         object.insertedFlag = true
         let key = ObjectIdentifier(object)
@@ -29,8 +36,6 @@ extension NSManagedObjectContext {
         insertionOrder.append(object)
         pendingInserted[key] = object
         registerObject(object)
-        scheduleProcessingPendingChanges()
-        object.awakeFromInsert()
     }
 
     /// Marks an object to be deleted on the next save; delete rules run on `processPendingChanges()`.
@@ -42,26 +47,27 @@ extension NSManagedObjectContext {
         guard !object.deletedFlag else { return }
         object.fireFaultIfNeeded()
         undoWillDelete(object)
+        noteDeleted(object)
+        deletesToPropagate.append(object)
+        scheduleProcessingPendingChanges()
+    }
+
+    /// Puts an object in the deleted set (its delete rules are the caller's business). Deleting
+    /// an unsaved object just forgets it: it leaves the inserted set and is not saved.
+    package func noteDeleted(_ object: NSManagedObject) {
         let key = ObjectIdentifier(object)
+        object.deletedFlag = true
+        pendingDeleted[key] = object
         if object.insertedFlag {
-            // Deleting an unsaved object just forgets it (after delete rules run).
             object.insertedFlag = false
             inserted[key] = nil
             insertionOrder.removeAll { $0 === object }
             pendingInserted[key] = nil
-            object.deletedFlag = true
-            deletesToPropagate.append(object)
-            pendingDeleted[key] = object
-            scheduleProcessingPendingChanges()
             return
         }
-        object.deletedFlag = true
         deleted[key] = object
         updated[key] = nil
         pendingUpdated[key] = nil
-        pendingDeleted[key] = object
-        deletesToPropagate.append(object)
-        scheduleProcessingPendingChanges()
     }
 
     /// Applies delete rules and posts `NSManagedObjectContextObjectsDidChange` for the changes so far.

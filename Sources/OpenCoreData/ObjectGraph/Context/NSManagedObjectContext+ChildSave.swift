@@ -92,7 +92,7 @@ extension NSManagedObjectContext {
             copy.slots = NSManagedObject.initialSlots(layout: copy.layout)
             copy.faulted = false
             copy.needsDefaults = false
-            insertPushed(copy)
+            noteInserted(copy)
         }
         func target(_ id: NSManagedObjectID) -> NSManagedObject {
             let id = resolvedChildID(id)
@@ -119,23 +119,13 @@ extension NSManagedObjectContext {
             let copy = target(object.objectID)
             guard !copy.deletedFlag else { continue }
             // Delete rules ran in the child, whose changes to related objects came with this push.
-            markDeletedWithoutRules(copy)
+            copy.fireFaultIfNeeded()
+            noteDeleted(copy)
         }
         processPendingChanges()
         notifyChildren(of: SavedChanges(inserted: insertedIDs, updated: Set(push.updated.map(\.objectID)),
                                         deleted: Set(push.deleted.map(\.objectID))),
                        except: child)
-    }
-
-    /// Registers an object a child inserted, as inserted here (it was `awakeFromInsert`ed there).
-    private func insertPushed(_ object: NSManagedObject) {
-        object._context = self
-        object.insertedFlag = true
-        let key = ObjectIdentifier(object)
-        inserted[key] = object
-        insertionOrder.append(object)
-        pendingInserted[key] = object
-        registerObject(object)
     }
 
     /// Takes back an object deleted here and not saved: as it was before (inserted, or stored and now updated).
@@ -144,30 +134,10 @@ extension NSManagedObjectContext {
         object.deletedFlag = false
         pendingDeleted[key] = nil
         if deleted.removeValue(forKey: key) == nil {
-            insertPushed(object)
+            noteInserted(object)
         } else {
             object.markChanged()
         }
-    }
-
-    /// Deletes an object here without running delete rules again.
-    private func markDeletedWithoutRules(_ object: NSManagedObject) {
-        let key = ObjectIdentifier(object)
-        object.fireFaultIfNeeded()
-        if object.insertedFlag {
-            object.insertedFlag = false
-            inserted[key] = nil
-            insertionOrder.removeAll { $0 === object }
-            pendingInserted[key] = nil
-            object.deletedFlag = true
-            pendingDeleted[key] = object
-            return
-        }
-        object.deletedFlag = true
-        deleted[key] = object
-        updated[key] = nil
-        pendingUpdated[key] = nil
-        pendingDeleted[key] = object
     }
 
     /// Sets slot `index` of `copy` (this context's object) to the child's value; related
