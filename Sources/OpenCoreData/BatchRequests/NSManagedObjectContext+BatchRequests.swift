@@ -53,39 +53,43 @@ extension NSBatchInsertRequest: BatchStoreRequest {
         }
         let rows = BatchInsertRows(entity: entity)
         var index = 0
-        let nextRow: () throws -> StoreValues?
+        // Each closure fills the store's one row buffer in place: no row array per row.
+        let nextRow: (inout StoreValues) throws -> Bool
         if let objects = objectsToInsert {
-            nextRow = {
-                guard index < objects.count else { return nil }
+            nextRow = { values in
+                guard index < objects.count else { return false }
                 defer { index += 1 }
-                return try rows.row(objects[index], index: index)
+                try rows.fill(&values, from: objects[index], index: index)
+                return true
             }
         } else if let handler = dictionaryHandler {
             var dictionary = rows.makeRowDictionary()
-            nextRow = {
+            nextRow = { values in
                 // One dictionary serves every row unless the handler kept a reference to it.
                 if isKnownUniquelyReferenced(&dictionary) {
                     dictionary.reset()
                 } else {
                     dictionary = rows.makeRowDictionary()
                 }
-                if handler(dictionary) { return nil }
+                if handler(dictionary) { return false }
                 defer { index += 1 }
-                return try rows.row(dictionary, index: index)
+                try rows.fill(&values, from: dictionary, index: index)
+                return true
             }
         } else if let handler = managedObjectHandler {
             let type = ClassRegistry.shared.objectClass(for: entity)
-            nextRow = {
+            nextRow = { values in
                 let object = type.init(entity: entity, insertInto: nil)
-                if handler(object) { return nil }
+                if handler(object) { return false }
                 defer { index += 1 }
-                return try rows.row(of: object, index: index)
+                try rows.fill(&values, from: object, index: index)
+                return true
             }
         } else {
-            nextRow = { nil }
+            nextRow = { _ in false }
         }
-        let results = try context.runBatch(.insert(StoreBatchInsert(entity: entity, nextRow: nextRow)), entity: entity,
-                                           affectedStores: affectedStores, firstStoreOnly: true)
+        let insert = StoreBatchInsert(entity: entity, needsKeys: resultType == .objectIDs, nextRow: nextRow)
+        let results = try context.runBatch(.insert(insert), entity: entity, affectedStores: affectedStores, firstStoreOnly: true)
         switch resultType {
         case .statusOnly:
             return NSBatchInsertResult(result: NSNumber(value: true), resultType: resultType)
