@@ -4,25 +4,22 @@ import Foundation
 
 extension BatchInsertRows {
     /// How one slot's values become store values, chosen once per request from the attribute's
-    /// type: a million-row insert otherwise asks every value which type its attribute has.
-    ///
-    /// Conversions are `AttributeConversion`'s; the exact Swift types an app most often passes
-    /// (`String`, `Int`, `UUID`, …) are recognized by their metatype first, which is cheaper
-    /// than a dynamic cast that may fail and look for a bridge.
+    /// type: a million-row insert otherwise asked every value's attribute for its type (a
+    /// class property read with an exclusivity check). Conversions are `AttributeConversion`'s.
     enum Conversion {
         /// A type with a store form: `AttributeConversion.storeValue(_:type:)`.
         case standard(NSAttributeType)
         /// A transformable attribute: encoded with its transformer (`NSNull` is nil).
         case transformable(NSAttributeDescription)
         /// Undefined, composite and object-ID attributes, and relationships: nothing converts.
-        case none
+        case unconvertible
 
         init(_ attribute: NSAttributeDescription) {
             let type = attribute.attributeType
             if type == .transformableAttributeType {
                 self = .transformable(attribute)
             } else if AttributeConversion.isCustom(type) {
-                self = .none
+                self = .unconvertible
             } else {
                 self = .standard(type)
             }
@@ -33,10 +30,13 @@ extension BatchInsertRows {
         func storeValue(_ value: Any) -> StoreValue? {
             switch self {
             case .standard(let type):
-                return AttributeConversion.storeValue(value, type: type)
+                // `AttributeConversion.storeValue(_:type:)` without wrapping the value in an
+                // Optional, which copied and destroyed it once more per value.
+                if let converted = AttributeConversion.convertedValue(value, type: type) { return converted }
+                return value is NSNull ? .null : nil
             case .transformable(let attribute):
                 return value is NSNull ? .null : TransformableCoding.encode(value, attribute: attribute)
-            case .none:
+            case .unconvertible:
                 return nil
             }
         }

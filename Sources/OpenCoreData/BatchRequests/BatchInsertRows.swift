@@ -33,7 +33,7 @@ struct BatchInsertRows {
         var settable: [Bool] = []
         var conversions: [Conversion] = []
         for (slot, property) in layout.properties.enumerated() {
-            conversions.append((property as? NSAttributeDescription).map(Conversion.init) ?? .none)
+            conversions.append((property as? NSAttributeDescription).map(Conversion.init) ?? .unconvertible)
             if let relationship = property as? NSRelationshipDescription {
                 template.append(relationship.isToMany && !relationship.isTransient ? .objectIDs([]) : .null)
                 settable.append(false)
