@@ -20,6 +20,9 @@ struct BatchInsertRows {
     private let mandatorySlots: [Int]
     /// Whether a row may set each slot: stored attributes that are not derived.
     private let settable: [Bool]
+    /// How each slot's value is converted, chosen once per request from its attribute's type
+    /// rather than per value.
+    private let conversions: [Conversion]
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -28,7 +31,9 @@ struct BatchInsertRows {
         var template = StoreValues()
         var mandatory: [Int] = []
         var settable: [Bool] = []
+        var conversions: [Conversion] = []
         for (slot, property) in layout.properties.enumerated() {
+            conversions.append((property as? NSAttributeDescription).map(Conversion.init) ?? .unconvertible)
             if let relationship = property as? NSRelationshipDescription {
                 template.append(relationship.isToMany && !relationship.isTransient ? .objectIDs([]) : .null)
                 settable.append(false)
@@ -50,19 +55,19 @@ struct BatchInsertRows {
         self.template = template
         self.mandatorySlots = mandatory
         self.settable = settable
+        self.conversions = conversions
     }
 
     // MARK: - Rows
 
-    /// The store row of a dictionary.
-    func row(_ dictionary: [String: Any], index: Int) throws -> StoreValues {
-        var values = template
+    /// Fills `values` with the store row of a dictionary.
+    func fill(_ values: inout StoreValues, from dictionary: [String: Any], index: Int) throws {
+        resetToDefaults(&values)
         for (key, value) in dictionary {
             let slot = try attributeSlot(key, index: index)
             values[slot] = try storeValue(value, slot: slot, key: key, index: index)
         }
         try checkMandatory(values, index: index)
-        return values
     }
 
     /// An empty row for a `dictionaryHandler` to fill in.
@@ -70,9 +75,9 @@ struct BatchInsertRows {
         BatchInsertRowDictionary(names: layout.properties.map(\.name), slotByName: layout.indexByName)
     }
 
-    /// The store row of a dictionary a `dictionaryHandler` filled in, read by slot. A key that
-    /// names no property, or is not a string, fails the request.
-    func row(_ dictionary: BatchInsertRowDictionary, index: Int) throws -> StoreValues {
+    /// Fills `values` with the store row of a dictionary a `dictionaryHandler` filled in, read by
+    /// slot. A key that names no property, or is not a string, fails the request.
+    func fill(_ values: inout StoreValues, from dictionary: BatchInsertRowDictionary, index: Int) throws {
         if let (key, _) = dictionary.otherEntries.first {
             guard let name = key.base as? String else {
                 throw Self.error(NSCoreDataError, "Row \(index) of the batch insert into '\(entity.name ?? "?")' has a key that is not a string: \(key.base).",
@@ -80,20 +85,26 @@ struct BatchInsertRows {
             }
             _ = try attributeSlot(name, index: index)
         }
-        var values = template
+        if values.count != template.count { values = template }
+        // In the order the handler set them, so an error names the first bad key.
         for slot in dictionary.setSlots {
             guard let value = dictionary.values[slot] else { continue }
-            let key = layout.properties[slot].name
-            if !settable[slot] { try checkSettable(slot, key: key, index: index) }
-            values[slot] = try storeValue(value, slot: slot, key: key, index: index)
+            if !settable[slot] { try checkSettable(slot, key: layout.properties[slot].name, index: index) }
+            values[slot] = try storeValue(value, slot: slot, key: layout.properties[slot].name, index: index)
+        }
+        // The buffer still holds the previous row: slots this row leaves out take their defaults.
+        if dictionary.setSlots.count != template.count {
+            for slot in 0..<template.count where dictionary.values[slot] == nil {
+                values[slot] = template[slot]
+            }
         }
         try checkMandatory(values, index: index)
-        return values
     }
 
-    /// The store row of an object a `managedObjectHandler` filled in; relationships must be empty.
-    func row(of object: NSManagedObject, index: Int) throws -> StoreValues {
-        var values = object.currentStoreValues()
+    /// Fills `values` with the store row of an object a `managedObjectHandler` filled in;
+    /// relationships must be empty.
+    func fill(_ values: inout StoreValues, from object: NSManagedObject, index: Int) throws {
+        values = object.currentStoreValues()
         for slot in layout.relationshipIndices where slot < values.count {
             let property = layout.properties[slot]
             let isSet: Bool
@@ -112,7 +123,15 @@ struct BatchInsertRows {
             values[slot] = template[slot]
         }
         try checkMandatory(values, index: index)
-        return values
+    }
+
+    /// Makes `values` the row of defaults, in the buffer it already has once it has one.
+    private func resetToDefaults(_ values: inout StoreValues) {
+        guard values.count == template.count else {
+            values = template
+            return
+        }
+        for slot in 0..<template.count { values[slot] = template[slot] }
     }
 
     /// The slot of a key a row may set.
@@ -140,16 +159,15 @@ struct BatchInsertRows {
     }
 
     /// A value in store form, or a validation error naming the row and key.
-    private func storeValue(_ value: Any, slot: Int, key: String, index: Int) throws -> StoreValue {
-        let attribute = layout.properties[slot] as! NSAttributeDescription
-        let type = attribute.attributeType
-        if type == .transformableAttributeType {
-            return value is NSNull ? .null : TransformableCoding.encode(value, attribute: attribute)
-        }
-        // Converted first: a failed cast to NSNull costs more than the conversion (AttributeConversion).
-        if !AttributeConversion.isCustom(type), let converted = AttributeConversion.storeValue(value, type: type) {
-            return converted
-        }
+    @inline(__always)
+    private func storeValue(_ value: Any, slot: Int, key: @autoclosure () -> String, index: Int) throws -> StoreValue {
+        if let converted = conversions[slot].storeValue(value) { return converted }
+        return try failedConversion(value, slot: slot, key: key(), index: index)
+    }
+
+    /// The validation error of a value of the wrong type for its attribute.
+    private func failedConversion(_ value: Any, slot: Int, key: String, index: Int) throws -> StoreValue {
+        let type = (layout.properties[slot] as! NSAttributeDescription).attributeType
         throw Self.error(NSManagedObjectValidationError,
                          "Row \(index) of the batch insert into '\(entity.name ?? "?")' gives '\(key)' a \(AttributeConversion.typeName(of: value)); the attribute is of type \(type.xmlName).",
                          key: key, index: index, value: value)

@@ -52,40 +52,48 @@ extension NSBatchInsertRequest: BatchStoreRequest {
             throw CoreDataError.make(NSCoreDataError, "The batch insert request names the abstract entity '\(entity.name ?? "?")'; rows need a concrete entity.")
         }
         let rows = BatchInsertRows(entity: entity)
-        var index = 0
-        let nextRow: () throws -> StoreValues?
+        let cursor = BatchInsertCursor()
+        // Each closure fills the store's one row buffer in place: no row array per row.
+        let nextRow: (inout StoreValues) throws -> Bool
         if let objects = objectsToInsert {
-            nextRow = {
-                guard index < objects.count else { return nil }
-                defer { index += 1 }
-                return try rows.row(objects[index], index: index)
+            nextRow = { values in
+                let index = cursor.index
+                guard index < objects.count else { return false }
+                cursor.index += 1
+                try rows.fill(&values, from: objects[index], index: index)
+                return true
             }
         } else if let handler = dictionaryHandler {
-            var dictionary = rows.makeRowDictionary()
-            nextRow = {
+            cursor.dictionary = rows.makeRowDictionary()
+            nextRow = { values in
                 // One dictionary serves every row unless the handler kept a reference to it.
-                if isKnownUniquelyReferenced(&dictionary) {
-                    dictionary.reset()
+                if isKnownUniquelyReferenced(&cursor.dictionary) {
+                    cursor.dictionary.reset()
                 } else {
-                    dictionary = rows.makeRowDictionary()
+                    cursor.dictionary = rows.makeRowDictionary()
                 }
-                if handler(dictionary) { return nil }
-                defer { index += 1 }
-                return try rows.row(dictionary, index: index)
+                let dictionary = cursor.dictionary
+                if handler(dictionary) { return false }
+                let index = cursor.index
+                cursor.index += 1
+                try rows.fill(&values, from: dictionary, index: index)
+                return true
             }
         } else if let handler = managedObjectHandler {
             let type = ClassRegistry.shared.objectClass(for: entity)
-            nextRow = {
+            nextRow = { values in
                 let object = type.init(entity: entity, insertInto: nil)
-                if handler(object) { return nil }
-                defer { index += 1 }
-                return try rows.row(of: object, index: index)
+                if handler(object) { return false }
+                let index = cursor.index
+                cursor.index += 1
+                try rows.fill(&values, from: object, index: index)
+                return true
             }
         } else {
-            nextRow = { nil }
+            nextRow = { _ in false }
         }
-        let results = try context.runBatch(.insert(StoreBatchInsert(entity: entity, nextRow: nextRow)), entity: entity,
-                                           affectedStores: affectedStores, firstStoreOnly: true)
+        let insert = StoreBatchInsert(entity: entity, needsKeys: resultType == .objectIDs, nextRow: nextRow)
+        let results = try context.runBatch(.insert(insert), entity: entity, affectedStores: affectedStores, firstStoreOnly: true)
         switch resultType {
         case .statusOnly:
             return NSBatchInsertResult(result: NSNumber(value: true), resultType: resultType)
@@ -97,6 +105,18 @@ extension NSBatchInsertRequest: BatchStoreRequest {
             return NSBatchInsertResult(result: NSNumber(value: count), resultType: resultType)
         }
     }
+}
+
+/// What a batch insert's row closure keeps from one row to the next: the row index and the
+/// handler's dictionary.
+///
+/// A class with unchecked exclusivity, because variables captured by the escaping row closure
+/// paid a dynamic exclusivity check on every access, several per row. Safe because the store
+/// calls the closure on one thread, one row at a time, and no access to a property overlaps
+/// another.
+private final class BatchInsertCursor {
+    @exclusivity(unchecked) var index = 0
+    @exclusivity(unchecked) var dictionary = BatchInsertRowDictionary(names: [], slotByName: [:])
 }
 
 // MARK: - NSBatchUpdateRequest

@@ -13,14 +13,19 @@ package enum StoreBatchRequest {
 /// New rows of one entity.
 package struct StoreBatchInsert {
     package let entity: NSEntityDescription
-    /// The next row, values in layout-slot order with the model's defaults filled in (to-many
-    /// slots `.objectIDs([])`), or nil after the last row. It throws for a bad row; the store
-    /// then writes nothing. Called on the writer inside the store's transaction, so rows stream
-    /// from a handler without being held all at once.
-    package let nextRow: () throws -> StoreValues?
+    /// Fills `row` with the next row, values in layout-slot order with the model's defaults
+    /// filled in (to-many slots `.objectIDs([])`), and returns true; returns false after the
+    /// last row. It throws for a bad row; the store then writes nothing. Called on the writer
+    /// inside the store's transaction, so rows stream from a handler without being held all at
+    /// once, and with the same `row` every time, so one buffer serves the whole request.
+    package let nextRow: (inout StoreValues) throws -> Bool
+    /// Whether the request needs the keys of the rows it wrote (it returns their IDs). Without
+    /// it a store that keeps no history may report only how many rows were inserted and updated.
+    package let needsKeys: Bool
 
-    package init(entity: NSEntityDescription, nextRow: @escaping () throws -> StoreValues?) {
+    package init(entity: NSEntityDescription, needsKeys: Bool = true, nextRow: @escaping (inout StoreValues) throws -> Bool) {
         self.entity = entity
+        self.needsKeys = needsKeys
         self.nextRow = nextRow
     }
 }

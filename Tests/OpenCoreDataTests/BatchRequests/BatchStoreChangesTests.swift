@@ -50,6 +50,11 @@ extension BatchRequestTests {
         let upsert = SQLUpsert(into: "ZPRODUCT", columns: ["Z_PK", "Z_ENT", "Z_OPT", "ZSKU", "ZTITLE"], conflictKeys: [["ZSKU"]],
                                update: ["ZTITLE"], versionColumn: "Z_OPT", returning: ["Z_PK", "Z_ENT"])
         #expect(upsert.sql(in: dialect) == "INSERT INTO ZPRODUCT (Z_PK, Z_ENT, Z_OPT, ZSKU, ZTITLE) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ZSKU) DO UPDATE SET ZTITLE = excluded.ZTITLE, Z_OPT = ZPRODUCT.Z_OPT + 1 RETURNING Z_PK, Z_ENT")
+        // A count-only batch insert limits the update to rows stored before it (one condition per ON CONFLICT clause).
+        var limited = SQLUpsert(into: "ZBADGE", columns: ["Z_PK", "Z_ENT", "Z_OPT", "ZCODE", "ZSERIAL"], conflictKeys: [["ZCODE"], ["ZSERIAL"]],
+                                update: [], versionColumn: "Z_OPT", returning: [])
+        limited.updateCondition = "ZBADGE.Z_PK < 3"
+        #expect(limited.sql(in: dialect) == "INSERT INTO ZBADGE (Z_PK, Z_ENT, Z_OPT, ZCODE, ZSERIAL) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ZCODE) DO UPDATE SET Z_OPT = ZBADGE.Z_OPT + 1 WHERE ZBADGE.Z_PK < 3 ON CONFLICT (ZSERIAL) DO UPDATE SET Z_OPT = ZBADGE.Z_OPT + 1 WHERE ZBADGE.Z_PK < 3")
         let condition = dialect.column("Z_PK", of: "t0") + " IN " + dialect.parameterList([.integer(4), .integer(5)])
         let update = SQLBatchWrite(.update([("ZCOUNT", dialect.column("ZCOUNT", of: "t0") + " + " + dialect.parameter(.integer(1)))]),
                                    table: "ZITEM", alias: "t0", where: condition, returning: ["Z_PK", "Z_ENT"]).render(in: dialect)

@@ -74,7 +74,9 @@ package enum AttributeConversion {
         return value is NSNull ? .null : nil
     }
 
-    private static func convertedValue(_ value: Any, type: NSAttributeType) -> StoreValue? {
+    /// The store value of a non-nil public value, or nil when it does not convert (`NSNull`
+    /// included: callers that accept it check it after, as `storeValue(_:type:)` does).
+    package static func convertedValue(_ value: Any, type: NSAttributeType) -> StoreValue? {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             return integer(value).map(StoreValue.int)

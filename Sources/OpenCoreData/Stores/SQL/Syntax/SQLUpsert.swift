@@ -18,6 +18,9 @@ package struct SQLUpsert: Equatable, Sendable {
     package var versionColumn: String?
     /// The columns returned for the row written (inserted or updated).
     package var returning: [String]
+    /// A condition on the existing row (`DO UPDATE … WHERE`, its columns qualified by the
+    /// table name) without which it is not updated; the new row is then not inserted either.
+    package var updateCondition: String?
 
     package init(into table: String, columns: [String], conflictKeys: [[String]], update: [String], versionColumn: String?, returning: [String]) {
         self.table = table
@@ -40,7 +43,7 @@ package struct SQLUpsert: Equatable, Sendable {
         var text = "INSERT INTO " + table + " (" + names + ") VALUES (" + markers + ")"
         for key in conflictKeys {
             text += " ON CONFLICT (" + key.map(dialect.quote).joined(separator: ", ") + ")"
-            text += set.isEmpty ? " DO NOTHING" : " DO UPDATE SET " + set.joined(separator: ", ")
+            text += set.isEmpty ? " DO NOTHING" : " DO UPDATE SET " + set.joined(separator: ", ") + (updateCondition.map { " WHERE " + $0 } ?? "")
         }
         if !returning.isEmpty {
             text += " RETURNING " + returning.map(dialect.quote).joined(separator: ", ")

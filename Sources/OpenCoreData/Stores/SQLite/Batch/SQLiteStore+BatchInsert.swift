@@ -12,6 +12,10 @@ extension SQLiteStore {
     /// upsert (`SQLUpsert`): a row whose constrained values are already stored updates that
     /// row's attributes (`Z_OPT` + 1) and keeps its key, which is then free for the next row.
     /// Relationship columns are never written: a batch insert sets attributes only.
+    ///
+    /// A row that updates a row this request inserted earlier (the same constrained values
+    /// twice) is counted once, as the insert. When the request needs no keys (no IDs asked for,
+    /// no history kept) the rows are only counted.
     func batchInsert(_ insert: StoreBatchInsert, into changes: inout StoreBatchChanges,
                      files: SQLiteExternalDataWrites, db: Database) throws {
         let entity = insert.entity
@@ -24,29 +28,27 @@ extension SQLiteStore {
         let sql = upsert?.sql ?? plan.insertSQL
         Log.sql.debug("\(sql)")
         let statement = try db.cachedStatement(sql: sql)
-        let handle = statement.sqliteStatement
         let externalSelect = upsert.flatMap(\.selectExternalSQL)
         let updatedProperties = upsert?.updatedProperties ?? []
         // Whether an upsert inserted is told by the rowid it left: the new row's key, bound by
         // us. Cleared first, so a rowid an earlier statement inserted cannot pass for it.
         let connection = db.sqliteConnection
         sqlite3_set_last_insert_rowid(connection, 0)
+        // Without keys to collect, an updated row needs no lookup to tell a stored row from one
+        // this request inserted: the update is limited to stored rows (`Z_PK < firstKey`), so a
+        // row the limit holds back is one of ours, written again without the limit.
+        let countsOnly = !insert.needsKeys && !keepsHistory
+        let limited = !countsOnly ? nil : try upsert.map { upsert in
+            try db.makeStatement(sql: upsert.sql(limitingUpdatesBelow: firstKey))
+        }
+        var updatedCount = 0
         // Prepared once: looking a statement up by its SQL text cost a string hash per row.
-        let conflictStatements = try upsert.map { upsert in
+        let conflictStatements = limited != nil ? nil : try upsert.map { upsert in
             try zip(upsert.conflictSelects, upsert.constraintSources).map { (statement: try db.makeStatement(sql: $0), sources: $1) }
         }
 
-        while let row = try insert.nextRow() {
-            guard nextKey > 0 else { throw exhaustedKeyCounter(root, storedMax ?? 0) }
-            var values = row
-            if !plan.externalSlots.isEmpty {
-                if let externalSelect, let upsert {
-                    // The row this one may replace: its external files become obsolete.
-                    try noteReplacedExternalFiles(externalSelect, constraintSources: upsert.constraintSources.first ?? [], values: values,
-                                                  plan: plan, files: files, db: db)
-                }
-                values = try files.externalized(values, slots: plan.externalSlots)
-            }
+        /// Binds a row's key and values.
+        func bind(_ values: StoreValues, to handle: SQLiteStatement) {
             SQLiteRawBinding.reset(handle)
             SQLiteRawBinding.bind(nextKey, to: handle, at: 1)
             SQLiteRawBinding.bind(plan.entityNumber, to: handle, at: 2)
@@ -56,9 +58,27 @@ extension SQLiteStore {
                 plan.bind(column.source, in: values, schema: schema, to: handle, at: position)
                 position += 1
             }
+        }
+        /// Writes one row and records what it did.
+        func write(_ values: StoreValues) throws {
+            if let limited {
+                bind(values, to: limited.sqliteStatement)
+                try SQLiteRawBinding.step(limited, db: db)
+                if sqlite3_last_insert_rowid(connection) == nextKey {
+                    nextKey &+= 1
+                } else if sqlite3_changes(connection) > 0 {
+                    updatedCount += 1
+                } else {
+                    // It matched a row this request inserted: update that one; it counts once, as the insert.
+                    bind(values, to: statement.sqliteStatement)
+                    try SQLiteRawBinding.step(statement, db: db)
+                }
+                return
+            }
+            bind(values, to: statement.sqliteStatement)
             try SQLiteRawBinding.step(statement, db: db)
             if upsert == nil || sqlite3_last_insert_rowid(connection) == nextKey {
-                changes.append(.insert, entity: entity, primaryKey: nextKey)
+                if !countsOnly { changes.append(.insert, entity: entity, primaryKey: nextKey) }
                 nextKey &+= 1
             } else if let conflictStatements, sqlite3_changes(connection) > 0,
                       let (key, number) = try updatedRow(conflictStatements, values: values, plan: plan, db: db), key < firstKey {
@@ -66,6 +86,26 @@ extension SQLiteStore {
                 let updated = schema.entity(number: Int(number)) ?? entity
                 changes.append(.update, entity: updated, primaryKey: key, updatedProperties: updatedProperties)
             }
+        }
+
+        // One buffer for every row, filled in place by the request.
+        var row = StoreValues()
+        while try insert.nextRow(&row) {
+            guard nextKey > 0 else { throw exhaustedKeyCounter(root, storedMax ?? 0) }
+            if plan.externalSlots.isEmpty {
+                try write(row)
+                continue
+            }
+            if let externalSelect, let upsert {
+                // The row this one may replace: its external files become obsolete.
+                try noteReplacedExternalFiles(externalSelect, constraintSources: upsert.constraintSources.first ?? [], values: row,
+                                              plan: plan, files: files, db: db)
+            }
+            try write(try files.externalized(row, slots: plan.externalSlots))
+        }
+        if countsOnly {
+            changes.append(.insert, entity: entity, count: Int(nextKey - firstKey))
+            changes.append(.update, entity: entity, count: updatedCount)
         }
         if nextKey != firstKey {
             try setMaxKey(db, root: root, to: nextKey - 1, rowExists: storedMax != nil)
@@ -110,8 +150,7 @@ extension SQLiteStore {
         // under cache pressure spilled a page to a temporary file on almost every row (W12:
         // 2.5M pwrite calls for 1M rows, twice raw SQL's time). An updated row's key is looked
         // up instead (`conflictSelects`), through the unique index the conflict just used.
-        let sql = SQLUpsert(into: table.name, columns: names, conflictKeys: keys, update: update, versionColumn: "Z_OPT",
-                            returning: []).sql(in: Self.dialect)
+        let statement = SQLUpsert(into: table.name, columns: names, conflictKeys: keys, update: update, versionColumn: "Z_OPT", returning: [])
         let conflictSelects = keys.map { columns in
             var select = SQLSelect(from: Self.dialect.identifier(table.name))
             select.columns = [Self.dialect.identifier("Z_PK"), Self.dialect.identifier("Z_ENT")]
@@ -130,7 +169,7 @@ extension SQLiteStore {
             select.conditions = first.map { Self.dialect.equalsParameter($0) }
             selectExternal = select.render(in: Self.dialect).sql(in: Self.dialect)
         }
-        return BatchUpsert(sql: sql, updatedProperties: updatedProperties.sorted(), constraintSources: sources,
+        return BatchUpsert(statement: statement, updatedProperties: updatedProperties.sorted(), constraintSources: sources,
                            conflictSelects: conflictSelects, selectExternalSQL: selectExternal)
     }
 
@@ -161,7 +200,8 @@ extension SQLiteStore {
 
 /// The upsert of a batch insert into an entity with uniqueness constraints.
 private struct BatchUpsert {
-    let sql: String
+    let statement: SQLUpsert
+    var sql: String { statement.sql(in: SQLiteStore.dialect) }
     /// The attributes an upserted row takes from the new one.
     let updatedProperties: [String]
     /// Where each constraint's values come from, for finding the row an upsert replaced.
@@ -171,4 +211,13 @@ private struct BatchUpsert {
     let conflictSelects: [String]
     /// `SELECT <external columns> FROM T WHERE <first constraint's columns> = ?`, when the entity stores data externally.
     let selectExternalSQL: String?
+
+    /// The upsert with its updates limited to rows whose key is below `key` (those stored
+    /// before the request): a row matching a newer one is then neither inserted nor updated.
+    func sql(limitingUpdatesBelow key: Int64) -> String {
+        var limited = statement
+        let dialect = SQLiteStore.dialect
+        limited.updateCondition = dialect.quote(statement.table) + "." + dialect.quote("Z_PK") + " < " + String(key)
+        return limited.sql(in: dialect)
+    }
 }
