@@ -69,6 +69,34 @@ struct RepositoryTests {
         await #expect(throws: TodoAppError.self) { try await todos.edit(item.id, removeTags: ["nope"]) }
     }
 
+    /// Core Data validates on save (a string attribute's maximum length, from the model); the edit
+    /// runs in a child of the view context, so a refused edit is dropped with the child and
+    /// neither the view context nor the store ever see it, not even the tag and location it made.
+    @Test func anEditTheModelRefusesChangesNothing() async throws {
+        let item = try await todos.add(title: "Keep", tags: ["a"], location: "Here")
+        let tooLong = String(repeating: "x", count: 201)
+        await #expect {
+            try await todos.edit(item.id, title: tooLong, addTags: ["new"], location: "Elsewhere")
+        } throws: { error in
+            let message = (error as? TodoAppError)?.message ?? ""
+            return message.contains("title") && message.contains("200") && message.contains("\(NSValidationStringTooLongError)")
+        }
+        #expect(try await todos.get(item.id) == item)
+        #expect(try await tags.list().map(\.title) == ["a"])
+        #expect(try await locations.list().map(\.placeName) == ["Here"])
+        let viewContext = container.viewContext
+        #expect(await viewContext.perform { !viewContext.hasChanges })
+        // The longest title the model allows passes, through the same child context.
+        let longest = String(repeating: "y", count: 200)
+        let edited = try await todos.edit(item.id, title: longest, addTags: ["new", "NEW"], location: "Elsewhere")
+        #expect(edited.title == longest)
+        #expect(edited.tags.map(\.title) == ["a", "new"])
+        #expect(try await todos.get(item.id) == edited)
+        #expect(try await tags.list().map(\.title) == ["a", "new"])
+        #expect(await viewContext.perform { !viewContext.hasChanges })
+        await #expect(throws: TodoAppError.self) { try await todos.add(title: tooLong) }
+    }
+
     @Test func shortIdsResolveUniquely() async throws {
         let item = try await todos.add(title: "One")
         #expect(try await todos.get(String(item.id.prefix(6)).lowercased()).id == item.id)
@@ -131,6 +159,8 @@ struct RepositoryTests {
         (#"{"format":"other","version":1,"tags":[],"locations":[],"todos":[]}"#, "format: expected 'opencoredata-todo', found 'other'"),
         (#"{"format":"opencoredata-todo","version":2,"tags":[],"locations":[],"todos":[]}"#, "version: this todo reads version 1, the file is version 2"),
         ("[", "not valid JSON"),
+        (#"{"format":"opencoredata-todo","version":1,"tags":[],"locations":[],"todos":[{"todoId":"0CD0BE4C-4200-4000-8000-000000000001","title":"\#(String(repeating: "x", count: 201))"}]}"#,
+         "todos[0] (todoId 0CD0BE4C-4200-4000-8000-000000000001): the title is longer than 200 characters"),
     ])
     func badArchivesNameTheRecord(json: String, message: String) async throws {
         await #expect(throws: TodoAppError(message)) { try await archives.importArchive(Data(json.utf8)) }

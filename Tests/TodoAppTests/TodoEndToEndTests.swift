@@ -148,6 +148,36 @@ struct TodoEndToEndTests {
         }
     }
 
+    @Test("edit works in a child context: an edit the model's validation refuses exits with the error and changes nothing")
+    func refusedEditChangesNothing() throws {
+        let todo = try TodoBinary()
+        defer { todo.remove() }
+        let added = try #require(try todo.json(["add", "Buy milk", "--tag", "home", "--location", "Shop"]) as? [String: Any])
+        let id = try #require(added["id"] as? String)
+        let before = try todo.ok(["export"])
+
+        // The model caps TodoEntity.title at 200 characters; the child's save refuses 201.
+        let tooLong = String(repeating: "x", count: 201)
+        let refused = try todo.run(["edit", String(id.prefix(8)), "--title", tooLong, "--add-tag", "errands", "--location", "Office"])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("TodoEntity.title") && refused.stderr.contains("200"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("NSCocoaErrorDomain 1660"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("Fatal error"))
+        // The store has the to-do as it was, and neither the tag nor the location the edit made.
+        #expect(try todo.ok(["export"]) == before)
+        let listed = items(try todo.json(["list"]))
+        #expect(listed.count == 1 && listed.first?["title"] as? String == "Buy milk")
+        #expect(try todo.ok(["tag", "list"]).contains("errands") == false)
+
+        // A valid edit still saves the child, then the view context, to the store.
+        try todo.ok(["edit", String(id.prefix(8)), "--title", "Buy oat milk", "--add-tag", "errands", "--location", "Office"])
+        let after = try #require(items(try todo.json(["list"])).first)
+        #expect(after["title"] as? String == "Buy oat milk")
+        #expect(((after["tags"] as? [[String: Any]]) ?? []).compactMap { $0["title"] as? String } == ["errands", "home"])
+        #expect((after["location"] as? [String: Any])?["placeName"] as? String == "Office")
+    }
+
     @Test("errors go to stderr with a non-zero status and no stack trace; --help shows examples")
     func errorsAndHelp() throws {
         let todo = try TodoBinary()

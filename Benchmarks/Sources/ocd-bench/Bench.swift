@@ -27,6 +27,7 @@ struct Sizes {
     var w11Children = 10
     var w12Rows = 1_000_000
     var w13Saves = 1_000
+    var w15Users = 10_000
 
     static let full = Sizes()
 
@@ -43,7 +44,8 @@ struct Sizes {
         w10Rows: 5_000, w10Lookups: 20,
         w11Parents: 500, w11Children: 10,
         w12Rows: 5_000,
-        w13Saves: 50)
+        w13Saves: 50,
+        w15Users: 1_000)
 }
 
 /// What every workload gets: options, sizes and the fixture folder.

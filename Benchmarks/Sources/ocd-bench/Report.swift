@@ -107,6 +107,15 @@ enum Report {
         peakTarget("W9-batch500", megabytes: 100)
         // Issue 16: a migration of a million rows stays under 300 MB.
         peakTarget("W11", megabytes: 300)
+        // Issue 18: editing through a child context costs at most 1.3× editing in the root.
+        if let root = result("W15-root"), let child = result("W15-child") {
+            for comparator in [Comparator.ocdKVC, .ocdTyped] {
+                guard let rootTime = root.measurements[comparator]?.median, rootTime > 0,
+                      let childTime = child.measurements[comparator]?.median else { continue }
+                let value = childTime / rootTime
+                lines.append("- W15-child ÷ W15-root \(comparator.title) ≤ 1.30×: \(ratio(value)) — \(value <= 1.3 ? "met" : "MISSED")")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -30,8 +30,7 @@ public struct LocationDAO: Sendable {
     /// Inserts a location and saves.
     public func createOne(_ draft: Draft) async throws -> LocationItem {
         try await container.performBackgroundTask { context in
-            let location = LocationEntity(context: context)
-            Self.apply(draft, to: location)
+            let location = Self.insert(draft, into: context)
             try context.save()
             return Self.item(from: location)
         }
@@ -69,11 +68,7 @@ public struct LocationDAO: Sendable {
     /// The location named `placeName`, ignoring case.
     public func findOne(placeName: String) async throws -> LocationItem? {
         try await container.performBackgroundTask { context in
-            let request: NSFetchRequest<LocationEntity> = LocationEntity.fetchRequest()
-            request.predicate = NSPredicate(format: "placeName ==[c] %@", placeName)
-            request.sortDescriptors = [NSSortDescriptor(key: "id", ascending: true)]
-            request.fetchLimit = 1
-            return try context.fetch(request).first.map(Self.item(from:))
+            try Self.entity(placeName: placeName, in: context).map(Self.item(from:))
         }
     }
 
@@ -99,6 +94,22 @@ public struct LocationDAO: Sendable {
         request.predicate = NSPredicate(format: "id == %@", id)
         request.fetchLimit = 1
         return try context.fetch(request).first
+    }
+
+    /// The location named `placeName` (ignoring case), in `context`.
+    static func entity(placeName: String, in context: NSManagedObjectContext) throws -> LocationEntity? {
+        let request: NSFetchRequest<LocationEntity> = LocationEntity.fetchRequest()
+        request.predicate = NSPredicate(format: "placeName ==[c] %@", placeName)
+        request.sortDescriptors = [NSSortDescriptor(key: "id", ascending: true)]
+        request.fetchLimit = 1
+        return try context.fetch(request).first
+    }
+
+    /// A new location in `context` with the draft's fields.
+    static func insert(_ draft: Draft, into context: NSManagedObjectContext) -> LocationEntity {
+        let location = LocationEntity(context: context)
+        apply(draft, to: location)
+        return location
     }
 
     static func apply(_ draft: Draft, to location: LocationEntity) {

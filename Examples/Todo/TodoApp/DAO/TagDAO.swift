@@ -13,8 +13,7 @@ public struct TagDAO: Sendable {
     /// Inserts a tag and saves; `id` and the dates are filled in when nil.
     public func createOne(title: String, id: String? = nil, createdAt: Date? = nil, updatedAt: Date? = nil) async throws -> TagItem {
         try await container.performBackgroundTask { context in
-            let tag = TagEntity(context: context)
-            Self.apply(title: title, id: id, createdAt: createdAt, updatedAt: updatedAt, to: tag)
+            let tag = Self.insert(title: title, id: id, createdAt: createdAt, updatedAt: updatedAt, into: context)
             try context.save()
             return Self.item(from: tag)
         }
@@ -51,11 +50,7 @@ public struct TagDAO: Sendable {
     /// The tag titled `title`, ignoring case.
     public func findOne(title: String) async throws -> TagItem? {
         try await container.performBackgroundTask { context in
-            let request: NSFetchRequest<TagEntity> = TagEntity.fetchRequest()
-            request.predicate = NSPredicate(format: "title ==[c] %@", title)
-            request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
-            request.fetchLimit = 1
-            return try context.fetch(request).first.map(Self.item(from:))
+            try Self.entity(title: title, in: context).map(Self.item(from:))
         }
     }
 
@@ -81,6 +76,23 @@ public struct TagDAO: Sendable {
         request.predicate = NSPredicate(format: "tagId == %@", id)
         request.fetchLimit = 1
         return try context.fetch(request).first
+    }
+
+    /// The oldest tag titled `title` (ignoring case), in `context`.
+    static func entity(title: String, in context: NSManagedObjectContext) throws -> TagEntity? {
+        let request: NSFetchRequest<TagEntity> = TagEntity.fetchRequest()
+        request.predicate = NSPredicate(format: "title ==[c] %@", title)
+        request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
+        request.fetchLimit = 1
+        return try context.fetch(request).first
+    }
+
+    /// A new tag in `context`; `id` and the dates are filled in when nil.
+    static func insert(title: String, id: String? = nil, createdAt: Date? = nil, updatedAt: Date? = nil,
+                       into context: NSManagedObjectContext) -> TagEntity {
+        let tag = TagEntity(context: context)
+        apply(title: title, id: id, createdAt: createdAt, updatedAt: updatedAt, to: tag)
+        return tag
     }
 
     static func apply(title: String, id: String?, createdAt: Date?, updatedAt: Date?, to tag: TagEntity) {

@@ -80,6 +80,10 @@ public struct ArchiveRepository: Sendable {
             let record = "todos[\(index)] (todoId \(todo.todoId))"
             guard UUID(uuidString: todo.todoId) != nil else { throw fail(record, "todoId is not a UUID") }
             guard !todo.title.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail(record, "the title is empty") }
+            // Batch inserts skip validation, so the model's rule is checked here.
+            guard todo.title.count <= Validate.maximumTodoTitleLength else {
+                throw fail(record, "the title is longer than \(Validate.maximumTodoTitleLength) characters")
+            }
             guard todoIds.insert(todo.todoId).inserted else { throw fail(record, "this todoId appears twice") }
         }
     }

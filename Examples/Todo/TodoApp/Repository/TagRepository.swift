@@ -55,6 +55,10 @@ public struct TagRepository: Sendable {
 
 /// Checks shared by the repositories.
 enum Validate {
+    /// `TodoEntity.title`'s maximum length in the model (`maxValueString` in `Todo 2`), which a
+    /// save enforces; only import, whose batch inserts skip validation, checks it itself.
+    static let maximumTodoTitleLength = 200
+
     /// `text` trimmed; throws when that leaves nothing.
     static func title(_ text: String, of kind: String) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)

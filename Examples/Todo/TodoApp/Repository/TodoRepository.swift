@@ -31,7 +31,11 @@ public struct TodoRepository: Sendable {
             if !tagIds.contains(id) { tagIds.append(id) }
         }
         let locationId = try await location.asyncMap { try await locations.findOrCreate($0).id }
-        return try await dao.createOne(.init(title: title, tagIds: tagIds, locationId: locationId))
+        do {
+            return try await dao.createOne(.init(title: title, tagIds: tagIds, locationId: locationId))
+        } catch let error as NSError where error.isValidationError {
+            throw TodoAppError.notSaved(error, what: "the to-do was not saved")
+        }
     }
 
     /// One page of to-dos, newest first.
@@ -66,16 +70,31 @@ public struct TodoRepository: Sendable {
 
     /// Changes a to-do's title, tags or location; tags to add and the location are created when missing.
     ///
+    /// The edit runs in a child context of the view context (a scratchpad, see
+    /// `TodoDAO.editOne`): when the model's validation refuses it (a title over 200 characters,
+    /// say), nothing is written, not even the tags or location it would have created.
+    ///
     /// - Parameter location: A place name; the empty string removes the location.
     public func edit(_ id: String, title: String? = nil, addTags: [String] = [], removeTags: [String] = [], location: String? = nil) async throws -> TodoItem {
-        var change = TodoDAO.Change()
-        change.title = try title.map { try Validate.title($0, of: "to-do") }
-        for tagTitle in addTags { change.addTagIds.append(try await tags.findOrCreate(tagTitle).id) }
-        for tagTitle in removeTags { change.removeTagIds.append(try await tags.find(tagTitle).id) }
-        if let location {
-            change.locationId = .some(location.isEmpty ? nil : try await locations.findOrCreate(location).id)
+        var edit = TodoDAO.Edit()
+        edit.title = try title.map { try Validate.title($0, of: "to-do") }
+        for tagTitle in addTags {
+            let tagTitle = try Validate.title(tagTitle, of: "tag")
+            if !edit.addTags.contains(where: { $0.caseInsensitiveCompare(tagTitle) == .orderedSame }) { edit.addTags.append(tagTitle) }
         }
-        return try await update(id, change)
+        for tagTitle in removeTags { edit.removeTagIds.append(try await tags.find(tagTitle).id) }
+        if let location {
+            edit.location = .some(location.isEmpty ? nil : try Validate.title(location, of: "location"))
+        }
+        let fullId = try await resolve(id)
+        let edited: TodoItem?
+        do {
+            edited = try await dao.editOne(id: fullId, edit)
+        } catch let error as NSError where error.isValidationError {
+            throw TodoAppError.notSaved(error, what: "the edit was not saved, the to-do is unchanged")
+        }
+        guard let edited else { throw TodoAppError.notFound("to-do", id) }
+        return edited
     }
 
     /// Deletes a to-do and returns it as it was.
