@@ -239,6 +239,24 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return result
     }
 
+    /// Rows of objects from the row cache, the others from the stores; all cached and pinned by `context`.
+    func cachedSnapshots(for objectIDs: [NSManagedObjectID], pinnedBy context: NSManagedObjectContext) throws -> [RowSnapshot] {
+        var rows: [RowSnapshot] = []
+        var missing: [NSManagedObjectID] = []
+        state.withLock { state in
+            for id in objectIDs where !id.isTemporaryID {
+                if let cached = state.rowCache[id.key]?.snapshot { rows.append(cached) } else { missing.append(id) }
+            }
+        }
+        pin(rows.map(\.objectID), by: context)
+        if !missing.isEmpty {
+            let fresh = try snapshots(for: missing)
+            cacheSnapshots(fresh, pinnedBy: context)
+            rows.append(contentsOf: fresh)
+        }
+        return rows
+    }
+
     func destinations(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [RowSnapshot] {
         guard let store = store(for: objectID) else { return [] }
         return try store.backend.destinations(of: objectID, relationship: relationship, store: store)

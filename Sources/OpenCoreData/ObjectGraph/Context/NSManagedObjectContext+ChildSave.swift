@@ -78,7 +78,13 @@ extension NSManagedObjectContext {
             if let registered = registry[id]?.takeUnretainedValue(), !(registered.faulted && registered.committed == nil) { continue }
             missing.append(id)
         }
-        let loaded = try sourceSnapshots(for: missing).map { registeredObject(for: $0, refresh: false) }
+        let rows: [RowSnapshot]
+        if parentStorage == nil, case .unpinned = queryGenerationState, let coordinator = persistentStoreCoordinator {
+            rows = try coordinator.cachedSnapshots(for: missing, pinnedBy: self)
+        } else {
+            rows = try sourceSnapshots(for: missing)
+        }
+        let loaded = rows.map { registeredObject(for: $0, refresh: false) }
         defer { withExtendedLifetime(loaded) {} }
 
         for object in push.inserted {

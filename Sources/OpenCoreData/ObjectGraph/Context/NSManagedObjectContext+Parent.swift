@@ -198,9 +198,16 @@ extension NSManagedObjectContext {
         let objects = try withQueryGeneration { try matchingObjects(request, entity: entity) }
         var rows: [RowSnapshot] = []
         rows.reserveCapacity(objects.count)
+        // A root keeps the stored rows it serves in the row cache: the objects it made for them
+        // go away with this call, and the child's save will want the same rows here again.
+        let caching = parentStorage == nil && { if case .unpinned = queryGenerationState { return true } else { return false } }()
+        var stored: [RowSnapshot] = []
         for object in objects {
-            if let row = childRow(of: object, as: object.objectID) { rows.append(row) }
+            guard let row = childRow(of: object, as: object.objectID) else { continue }
+            rows.append(row)
+            if caching, !object.insertedFlag, updated[ObjectIdentifier(object)] == nil, !row.objectID.isTemporaryID { stored.append(row) }
         }
+        if !stored.isEmpty { persistentStoreCoordinator?.cacheSnapshots(stored, pinnedBy: self) }
         return rows
     }
 
