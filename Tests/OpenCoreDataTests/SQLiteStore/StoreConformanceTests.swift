@@ -528,3 +528,30 @@ final class ObjectHolder: @unchecked Sendable {
     // @unchecked: only touched inside the owning context's performAndWait.
     var object: NSManagedObject?
 }
+
+extension StoreConformanceTests {
+    @Test("Updates that keep their unique values save; an update taking a value another object of the same save keeps is still a conflict", arguments: StoreKind.allCases)
+    func uniquenessOfUnchangedUpdates(_ kind: StoreKind) throws {
+        let context = try kind.context(TestModels.uniqueUserModel())
+        try context.performAndWait {
+            let users = (0..<3).map { n in
+                let user = NSEntityDescription.insertNewObject(forEntityName: "User", into: context)
+                user.setValue("u\(n)@example.com", forKey: "email")
+                user.setValue(n, forKey: "age")
+                return user
+            }
+            try context.save()
+            for user in users { user.setValue(((user.value(forKey: "age") as? Int) ?? 0) + 10, forKey: "age") }
+            try context.save()
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "User")) == 3)
+
+            users[0].setValue(99, forKey: "age")  // keeps u0
+            users[1].setValue("u0@example.com", forKey: "email")  // takes u0's value
+            #expect {
+                try context.save()
+            } throws: { error in
+                (error as NSError).code == NSManagedObjectConstraintMergeError
+            }
+        }
+    }
+}

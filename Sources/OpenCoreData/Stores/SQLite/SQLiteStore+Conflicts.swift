@@ -87,6 +87,22 @@ extension SQLiteStore {
                 let columns = properties.compactMap { table.valueColumn(for: $0) }
                 guard columns.count == constraint.count else { continue }
 
+                // An update that leaves the constrained values as stored cannot collide with
+                // another stored row (it is the row holding them): such rows are not looked up
+                // alone, only compared with the other rows of this save.
+                var constrainedIndices: [ObjectIdentifier: [Int]] = [:]
+                var unchangedUpdates = Set<NSManagedObjectID>()
+                for update in request.updated where update.snapshot.objectID.entity.isKindOf(entity: owner) {
+                    let entity = update.snapshot.objectID.entity
+                    let mine = constrainedIndices[ObjectIdentifier(entity)] ?? {
+                        let found = constraint.compactMap { entity.layout.indexByName[$0] }
+                        constrainedIndices[ObjectIdentifier(entity)] = found
+                        return found
+                    }()
+                    if mine.count == constraint.count, !mine.contains(where: update.changedIndices.contains) {
+                        unchangedUpdates.insert(update.snapshot.objectID)
+                    }
+                }
                 var groups: [[StoreValue]: [NSManagedObjectID]] = [:]
                 var order: [[StoreValue]] = []
                 for candidate in written where candidate.objectID.entity.isKindOf(entity: owner) {
@@ -97,6 +113,7 @@ extension SQLiteStore {
                 }
                 for key in order {
                     let ids = groups[key]!
+                    if ids.count == 1, unchangedUpdates.contains(ids[0]) { continue }
                     let stored = try storedRow(holding: key, columns: columns, owner: owner, table: table, excluding: excluded, db: db, store: store)
                     if let stored {
                         violations.append(StoreConstraintViolation(constraint: constraint, conflictingObjectIDs: ids, databaseSnapshot: stored))
