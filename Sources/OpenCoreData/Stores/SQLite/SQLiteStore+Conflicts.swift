@@ -103,6 +103,8 @@ extension SQLiteStore {
                         unchangedUpdates.insert(update.snapshot.objectID)
                     }
                 }
+                // Only an inserted row or one whose constrained values changed can collide.
+                guard written.contains(where: { $0.objectID.entity.isKindOf(entity: owner) && !unchangedUpdates.contains($0.objectID) }) else { continue }
                 var groups: [[StoreValue]: [NSManagedObjectID]] = [:]
                 var order: [[StoreValue]] = []
                 for candidate in written where candidate.objectID.entity.isKindOf(entity: owner) {
