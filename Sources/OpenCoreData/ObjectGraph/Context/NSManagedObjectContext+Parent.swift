@@ -42,6 +42,15 @@ extension NSManagedObjectContext {
         return try withQueryGeneration { try coordinator.snapshots(for: ids) }
     }
 
+    /// An object's row as the parent has it now, under the ID this child knows it by.
+    func parentSnapshot(for objectID: NSManagedObjectID, parent: NSManagedObjectContext) throws -> RowSnapshot? {
+        adoptPermanentIDs()
+        let id = resolvedChildID(objectID)
+        guard var row = try parent.performAndWait({ try parent.snapshotForChild(id) }) else { return nil }
+        row.objectID = objectID
+        return row
+    }
+
     /// A fetch request as the parent runs it for this child: the parent's unsaved changes are
     /// always included (they are the child's "store"); the child's own are merged by the child.
     private func requestForParent<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription,

@@ -92,7 +92,7 @@ extension NSManagedObjectContext {
     /// A row read from the store for a refresh: through the row cache (refreshing it) when the
     /// context reads live data, from its generation otherwise.
     func freshSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
-        if let parent = parentStorage { return try parent.performAndWait { try parent.snapshotForChild(objectID) } }
+        if let parent = parentStorage { return try parentSnapshot(for: objectID, parent: parent) }
         guard let coordinator = persistentStoreCoordinator else { return nil }
         if case .unpinned = queryGenerationState { return try coordinator.freshSnapshot(for: objectID, pinnedBy: self) }
         return try withQueryGeneration { try coordinator.uncachedSnapshot(for: objectID) }

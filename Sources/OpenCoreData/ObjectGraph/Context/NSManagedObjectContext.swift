@@ -317,13 +317,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The row of an object as this context's source has it: its parent's current state, or the store's.
     package func coordinatorSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
-        if let parent = parentStorage {
-            adoptPermanentIDs()
-            let id = resolvedChildID(objectID)
-            guard var row = try parent.performAndWait({ try parent.snapshotForChild(id) }) else { return nil }
-            row.objectID = objectID
-            return row
-        }
+        if let parent = parentStorage { return try parentSnapshot(for: objectID, parent: parent) }
         guard let coordinator = persistentStoreCoordinator else { return nil }
         if case .unpinned = queryGenerationState { return try coordinator.snapshot(for: objectID, pinnedBy: self) }
         return try withQueryGeneration { try coordinator.uncachedSnapshot(for: objectID) }
