@@ -56,10 +56,17 @@ extension NSManagedObjectContext {
     /// the notification, so it is safe with a notification from a context on another thread.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         let info = notification.userInfo ?? [:]
+        // A context of another coordinator (on the same store file) names rows by its own
+        // stores' IDs: name them by ours, through their URIs, or nothing here would match.
+        let stores = persistentStoreCoordinator?.persistentStores ?? []
+        func local(_ id: NSManagedObjectID) -> NSManagedObjectID {
+            guard !id.isTemporaryID, let store = id.persistentStore, !stores.contains(where: { $0 === store }) else { return id }
+            return persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation()) ?? id
+        }
         func ids(_ idKey: String, _ objectKey: String) -> Set<NSManagedObjectID> {
-            if let ids = info[idKey] as? Set<NSManagedObjectID> { return ids }
-            if let objects = info[objectKey] as? Set<NSManagedObject> { return Set(objects.map(\.objectID)) }
-            if let objects = info[objectKey] as? NSSet { return Set(objects.compactMap { ($0 as? NSManagedObject)?.objectID }) }
+            if let ids = info[idKey] as? Set<NSManagedObjectID> { return Set(ids.map(local)) }
+            if let objects = info[objectKey] as? Set<NSManagedObject> { return Set(objects.map { local($0.objectID) }) }
+            if let objects = info[objectKey] as? NSSet { return Set(objects.compactMap { ($0 as? NSManagedObject).map { local($0.objectID) } }) }
             return []
         }
         mergeSavedChanges(SavedChanges(inserted: ids(NSInsertedObjectIDsKey, NSInsertedObjectsKey),

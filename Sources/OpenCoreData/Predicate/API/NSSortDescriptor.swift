@@ -103,7 +103,14 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
     ///
     /// Objects are read as predicates read them: managed objects, dictionaries, Swift values.
     open func compare(_ object1: Any, to object2: Any) -> ComparisonResult {
-        let lhs = value(of: object1), rhs = value(of: object2)
+        compareSortValues(sortValue(of: object1), sortValue(of: object2))
+    }
+
+    /// The value this descriptor orders `object` by (its key path's value, unwrapped).
+    package func sortValue(of object: Any) -> Any? { value(of: object) }
+
+    /// Orders two values read by `sortValue(of:)`: `nil` first, then the comparator, then the direction.
+    package func compareSortValues(_ lhs: Any?, _ rhs: Any?) -> ComparisonResult {
         let order: ComparisonResult
         switch (lhs, rhs) {
         case (nil, nil): order = .orderedSame

@@ -1,0 +1,406 @@
+import Foundation
+
+// MARK: - Candidates
+
+/// An object a change batch may have moved into, out of, or within the results.
+struct FetchedCandidate {
+    let object: NSManagedObject
+    /// Where it was placed, if it was a result.
+    let old: FetchedKeys?
+    /// Where it goes now, if it is a result.
+    let new: FetchedKeys?
+    /// Whether its state changed (so an unmoved result is reported as updated).
+    let updated: Bool
+}
+
+/// One candidate's fate in the batch, with its places before and after.
+private struct FetchedRecord {
+    let candidate: FetchedCandidate
+    var oldIndex: Int?
+    var newIndex: Int?
+    /// Its neighbours before the batch (for telling a real move from one in place).
+    var oldNeighbours: (AnyObject?, AnyObject?) = (nil, nil)
+    var keysChanged: Bool { candidate.old != nil && candidate.new != nil && !samePlaceCache }
+    var samePlaceCache = true
+}
+
+/// Row index → index path over a list of section runs, in O(log sections).
+private struct SectionStarts {
+    let starts: [Int]
+
+    init(_ runs: [FetchedSectionRun]) {
+        var starts: [Int] = []
+        starts.reserveCapacity(runs.count)
+        var next = 0
+        for run in runs {
+            starts.append(next)
+            next += run.count
+        }
+        self.starts = starts
+    }
+
+    func indexPath(forRow row: Int) -> IndexPath {
+        // The last section whose start is at or before `row`.
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= row { low = middle + 1 } else { high = middle }
+        }
+        let section = max(low - 1, 0)
+        return IndexPath(item: row - (starts.isEmpty ? 0 : starts[section]), section: section)
+    }
+}
+
+extension FetchedResultsCore {
+    // MARK: - Receiving changes
+
+    /// Places the objects one `ObjectsDidChange` names and reports what moved.
+    func contextDidChange(_ note: Notification) {
+        guard hasFetched, tracksObjects, isTracking, let request else { return }
+        let info = note.userInfo ?? [:]
+        // Apple: after reset() the results are stale until the next performFetch().
+        if info[NSInvalidatedAllObjectsKey] != nil { return }
+
+        var touched: [NSManagedObject] = []
+        var state: [ObjectIdentifier: (updated: Bool, gone: Bool)] = [:]
+        func add(_ object: NSManagedObject, updated: Bool, gone: Bool) {
+            let key = ObjectIdentifier(object)
+            if let known = state[key] {
+                state[key] = (known.updated || updated, known.gone || gone)
+            } else {
+                state[key] = (updated, gone)
+                touched.append(object)
+            }
+        }
+        let inserted = Self.objects(info[NSInsertedObjectsKey])
+        let updated = Self.objects(info[NSUpdatedObjectsKey]) + Self.objects(info[NSRefreshedObjectsKey])
+        let gone = Self.objects(info[NSDeletedObjectsKey]) + Self.objects(info[NSInvalidatedObjectsKey])
+        for object in inserted { add(object, updated: false, gone: false) }
+        for object in updated { add(object, updated: true, gone: false) }
+        for object in gone { add(object, updated: false, gone: true) }
+        if !relatedPaths.isEmpty {
+            for object in inserted + updated + gone {
+                guard let sources = resultsReading(object) else {
+                    // A chain without an inverse: every result may read the object.
+                    for row in rows { if let member = row.object as? NSManagedObject { add(member, updated: true, gone: false) } }
+                    continue
+                }
+                for source in sources { add(source, updated: true, gone: false) }
+            }
+        }
+
+        var candidates: [FetchedCandidate] = []
+        for object in touched {
+            let key = ObjectIdentifier(object)
+            let flags = state[key] ?? (false, false)
+            let old = members[key]
+            let isResult = !flags.gone && isResult(object, request: request)
+            guard old != nil || isResult else { continue }
+            candidates.append(FetchedCandidate(object: object, old: old, new: isResult ? keys(of: object) : nil,
+                                               updated: flags.updated))
+        }
+        guard !candidates.isEmpty else { return }
+
+        let limited = request.fetchLimit > 0 || request.fetchOffset > 0
+        let changes = (limited ? nil : placeIncrementally(candidates)) ?? refetch(candidates)
+        guard !changes.isEmpty else { return }
+        bumpVersion()
+        deliver(changes)
+    }
+
+    /// The managed objects in a notification's value (a set, an array, or an `NSSet`).
+    private static func objects(_ value: Any?) -> [NSManagedObject] {
+        guard let value else { return [] }
+        if let set = value as? Set<NSManagedObject> { return Array(set) }
+        if let array = value as? [NSManagedObject] { return array }
+        return PredicateValue.elements(value)?.values.compactMap { $0 as? NSManagedObject } ?? []
+    }
+
+    /// Whether `object` belongs in the results now.
+    private func isResult(_ object: NSManagedObject, request: NSFetchRequest<NSFetchRequestResult>) -> Bool {
+        guard object.managedObjectContext === context, !object.isDeleted, let entity else { return false }
+        let kind = request.includesSubentities ? object.entity.isKindOf(entity: entity)
+            : object.entity === entity || object.entity.name == entity.name
+        guard kind else { return false }
+        return request.predicate?.evaluate(with: object) ?? true
+    }
+
+    /// The objects of the results' entity that read `object` through a relationship chain, or
+    /// `nil` when a chain has no inverse to follow back.
+    private func resultsReading(_ object: NSManagedObject) -> [NSManagedObject]? {
+        var found: [NSManagedObject] = []
+        for chain in relatedPaths {
+            for hop in chain.indices.reversed() {
+                guard let destination = chain[hop].destinationEntity, object.entity.isKindOf(entity: destination) else { continue }
+                var current = [object]
+                for step in stride(from: hop, through: 0, by: -1) {
+                    guard let inverse = chain[step].inverseRelationship else { return nil }
+                    let name = inverse.name
+                    var next: [NSManagedObject] = []
+                    for item in current {
+                        let value = item.value(forKey: name)
+                        if let single = value as? NSManagedObject {
+                            next.append(single)
+                        } else if let many = PredicateValue.elements(value) {
+                            next.append(contentsOf: many.values.compactMap { $0 as? NSManagedObject })
+                        }
+                    }
+                    current = next
+                }
+                found.append(contentsOf: current)
+            }
+        }
+        return found
+    }
+
+    // MARK: - Incremental placing
+
+    /// Moves each candidate out of its old place and into its new one by binary search, in
+    /// O(log n) comparisons per candidate. Answers `nil`, with the results untouched, when the
+    /// batch would break the sections' contiguity (the refetch path then reports it).
+    private func placeIncrementally(_ candidates: [FetchedCandidate]) -> FetchedResultsChangeSet? {
+        var records: [FetchedRecord] = []
+        records.reserveCapacity(candidates.count)
+        for candidate in candidates {
+            var record = FetchedRecord(candidate: candidate)
+            if let old = candidate.old {
+                guard let index = index(of: candidate.object, keys: old) else { return nil }
+                record.oldIndex = index
+                record.oldNeighbours = (index > 0 ? rows[index - 1].object : nil,
+                                        index + 1 < rows.count ? rows[index + 1].object : nil)
+                if let new = candidate.new { record.samePlaceCache = samePlace(old, new) }
+            }
+            records.append(record)
+        }
+        let oldSections = sections
+        let oldStarts = SectionStarts(oldSections)
+        let sectioned = sectionNameKeyPath != nil
+
+        // Out: every result that leaves or moves, from the back so indices stay valid.
+        let leaving = records.indices.filter { records[$0].oldIndex != nil && (records[$0].candidate.new == nil || records[$0].keysChanged) }
+            .sorted { records[$0].oldIndex! > records[$1].oldIndex! }
+        var removed: [FetchedRow] = []
+        for position in leaving {
+            let index = records[position].oldIndex!
+            let section = oldStarts.indexPath(forRow: index).section
+            removed.append(rows.remove(at: index))
+            sections[section].count -= 1
+            if sectioned && sections[section].count == 0 { sections.remove(at: section) }
+        }
+        // In: every result that enters or moves.
+        var valid = true
+        let entering = records.indices.filter { records[$0].candidate.new != nil && (records[$0].oldIndex == nil || records[$0].keysChanged) }
+        for position in entering {
+            let candidate = records[position].candidate
+            guard let keys = candidate.new else { continue }
+            let index = searchIndex(candidate.object, keys)
+            rows.insert(FetchedRow(object: candidate.object, keys: keys), at: index)
+            if !placeInSection(row: index, name: keys.section) { valid = false }
+        }
+        if valid && sectioned { valid = Set(sections.map(\.name)).count == sections.count }
+        guard valid else {
+            // Put everything back as it was.
+            for position in entering {
+                if let keys = records[position].candidate.new, let index = index(of: records[position].candidate.object, keys: keys) {
+                    rows.remove(at: index)
+                }
+            }
+            for row in removed { rows.insert(row, at: searchIndex(row.object, row.keys)) }
+            sections = oldSections
+            return nil
+        }
+
+        // Commit the new keys.
+        for record in records {
+            let key = ObjectIdentifier(record.candidate.object)
+            members[key] = record.candidate.new
+            if let new = record.candidate.new, let old = record.candidate.old, !record.keysChanged,
+               let index = index(of: record.candidate.object, keys: old) {
+                rows[index].keys = new
+            }
+        }
+        for position in records.indices where records[position].candidate.new != nil {
+            records[position].newIndex = index(of: records[position].candidate.object, keys: records[position].candidate.new!)
+        }
+        return changeSet(records, oldSections: oldSections, oldStarts: oldStarts, reload: false)
+    }
+
+    /// Adds the row just inserted at `row` to a section: its neighbour's if it has that name,
+    /// else a new section between theirs. Answers false if it lands inside another section.
+    private func placeInSection(row: Int, name: String) -> Bool {
+        guard sectionNameKeyPath != nil else {
+            sections[0].count += 1
+            return true
+        }
+        // Section indices over the runs as they were before this row went in.
+        let previous = row > 0 ? section(containing: row - 1).section : nil
+        let next = row + 1 < rows.count ? section(containing: row).section : nil
+        if let previous, sections[previous].name == name {
+            sections[previous].count += 1
+            return true
+        }
+        if let next, sections[next].name == name {
+            sections[next].count += 1
+            return true
+        }
+        if let previous, let next, previous == next {
+            sections[previous].count += 1  // keeps the counts whole until the batch is undone
+            return false
+        }
+        sections.insert(FetchedSectionRun(name: name, count: 1), at: previous.map { $0 + 1 } ?? 0)
+        return true
+    }
+
+    // MARK: - Refetching
+
+    /// Fetches the results again and reports the difference; used for `fetchLimit`/`fetchOffset`
+    /// (an object leaving can pull in one that was beyond the limit) and for batches that break
+    /// the sections' order. O(n).
+    private func refetch(_ candidates: [FetchedCandidate]) -> FetchedResultsChangeSet {
+        guard let fetch, let fetched = try? fetch(context) else { return FetchedResultsChangeSet() }
+        let results = fetched.1
+        let oldRows = rows, oldSections = sections
+        var newRows = results.map { FetchedRow(object: $0, keys: keys(of: $0)) }
+        newRows.sort { order($0, $1) == .orderedAscending }
+        let newSections = (try? Self.sectionRuns(of: newRows, sectioned: sectionNameKeyPath != nil))
+            ?? Self.looseRuns(of: newRows)
+
+        var oldIndex: [ObjectIdentifier: Int] = [:]
+        for (index, row) in oldRows.enumerated() { oldIndex[ObjectIdentifier(row.object)] = index }
+        var newIndex: [ObjectIdentifier: Int] = [:]
+        for (index, row) in newRows.enumerated() { newIndex[ObjectIdentifier(row.object)] = index }
+        var updated = Set<ObjectIdentifier>()
+        for candidate in candidates where candidate.updated { updated.insert(ObjectIdentifier(candidate.object)) }
+
+        var records: [FetchedRecord] = []
+        for (index, row) in oldRows.enumerated() {
+            guard let object = row.object as? NSManagedObject else { continue }
+            let key = ObjectIdentifier(object)
+            let after = newIndex[key]
+            let new = after.map { newRows[$0].keys }
+            if let new, samePlace(row.keys, new), !updated.contains(key) { continue }
+            var record = FetchedRecord(candidate: FetchedCandidate(object: object, old: row.keys, new: new, updated: updated.contains(key)))
+            record.oldIndex = index
+            record.newIndex = after
+            record.oldNeighbours = (index > 0 ? oldRows[index - 1].object : nil, index + 1 < oldRows.count ? oldRows[index + 1].object : nil)
+            if let new { record.samePlaceCache = samePlace(row.keys, new) }
+            records.append(record)
+        }
+        for (index, row) in newRows.enumerated() where oldIndex[ObjectIdentifier(row.object)] == nil {
+            guard let object = row.object as? NSManagedObject else { continue }
+            var record = FetchedRecord(candidate: FetchedCandidate(object: object, old: nil, new: row.keys, updated: false))
+            record.newIndex = index
+            records.append(record)
+        }
+
+        rows = newRows
+        sections = newSections
+        members = [:]
+        for row in rows { members[ObjectIdentifier(row.object)] = row.keys }
+        let duplicated = Set(oldSections.map(\.name)).count != oldSections.count || Set(newSections.map(\.name)).count != newSections.count
+        if duplicated {
+            // Sections that cannot be told apart by name: report everything as gone and back.
+            records = oldRows.enumerated().compactMap { index, row in
+                guard let object = row.object as? NSManagedObject else { return nil }
+                var record = FetchedRecord(candidate: FetchedCandidate(object: object, old: row.keys, new: nil, updated: false))
+                record.oldIndex = index
+                return record
+            } + newRows.enumerated().compactMap { index, row in
+                guard let object = row.object as? NSManagedObject else { return nil }
+                var record = FetchedRecord(candidate: FetchedCandidate(object: object, old: nil, new: row.keys, updated: false))
+                record.newIndex = index
+                return record
+            }
+        }
+        return changeSet(records, oldSections: oldSections, oldStarts: SectionStarts(oldSections), reload: duplicated)
+    }
+
+    /// Runs of equal section names, even when a name comes back (results whose order breaks the
+    /// sections; Apple logs an error for them).
+    private static func looseRuns(of rows: [FetchedRow]) -> [FetchedSectionRun] {
+        var runs: [FetchedSectionRun] = []
+        for row in rows {
+            if let last = runs.indices.last, runs[last].name == row.keys.section { runs[last].count += 1 } else {
+                runs.append(FetchedSectionRun(name: row.keys.section, count: 1))
+            }
+        }
+        return runs
+    }
+
+    // MARK: - Reporting
+
+    /// Turns the records of a batch into the reported changes, the results being in their new state.
+    ///
+    /// A result whose keys changed is a move unless it kept both neighbours and they did not move
+    /// either: then its order against every other result is unchanged and it is an update (no
+    /// "move from X to X"). With `reload`, every old section is deleted and every new one inserted.
+    private func changeSet(_ records: [FetchedRecord], oldSections: [FetchedSectionRun],
+                           oldStarts: SectionStarts, reload: Bool) -> FetchedResultsChangeSet {
+        var changes = FetchedResultsChangeSet()
+        let newStarts = SectionStarts(sections)
+
+        // Sections, by name.
+        let sectioned = sectionNameKeyPath != nil
+        if sectioned {
+            let oldNames = Set(oldSections.map(\.name)), newNames = Set(sections.map(\.name))
+            for (index, run) in oldSections.enumerated().reversed() where reload || !newNames.contains(run.name) {
+                changes.sections.append(FetchedSectionChange(
+                    info: FetchedResultsSection(name: run.name, indexTitle: indexTitle(for: run.name), members: []),
+                    index: index, type: .delete))
+            }
+            for (index, run) in sections.enumerated() where reload || !oldNames.contains(run.name) {
+                let start = newStarts.starts[index]
+                changes.sections.append(FetchedSectionChange(
+                    info: FetchedResultsSection(name: run.name, indexTitle: indexTitle(for: run.name),
+                                                members: rows[start..<(start + run.count)]),
+                    index: index, type: .insert))
+            }
+        }
+
+        var moved = Set<ObjectIdentifier>()
+        for record in records where record.oldIndex == nil || record.newIndex == nil || record.keysChanged {
+            moved.insert(ObjectIdentifier(record.candidate.object))
+        }
+        func kept(_ neighbour: AnyObject?, _ other: AnyObject?) -> Bool {
+            guard let neighbour else { return other == nil }
+            return neighbour === other && !moved.contains(ObjectIdentifier(neighbour))
+        }
+
+        var deletes: [(Int, FetchedObjectChange)] = [], inserts: [(Int, FetchedObjectChange)] = []
+        var moves: [FetchedObjectChange] = [], updates: [FetchedObjectChange] = []
+        var removals: [CollectionDifference<NSManagedObjectID>.Change] = []
+        var insertions: [CollectionDifference<NSManagedObjectID>.Change] = []
+        for record in records {
+            let object = record.candidate.object
+            let oldPath = record.oldIndex.map(oldStarts.indexPath(forRow:))
+            let newPath = record.newIndex.map(newStarts.indexPath(forRow:))
+            switch (record.oldIndex, record.newIndex) {
+            case (let old?, nil):
+                deletes.append((old, FetchedObjectChange(object: object, type: .delete, indexPath: oldPath, newIndexPath: nil)))
+                removals.append(.remove(offset: old, element: object.objectID, associatedWith: nil))
+            case (nil, let new?):
+                inserts.append((new, FetchedObjectChange(object: object, type: .insert, indexPath: nil, newIndexPath: newPath)))
+                insertions.append(.insert(offset: new, element: object.objectID, associatedWith: nil))
+            case (let old?, let new?):
+                let inPlace = !record.keysChanged || (!reload
+                    && record.candidate.old?.section == record.candidate.new?.section
+                    && kept(record.oldNeighbours.0, new > 0 ? rows[new - 1].object : nil)
+                    && kept(record.oldNeighbours.1, new + 1 < rows.count ? rows[new + 1].object : nil))
+                if inPlace {
+                    if record.candidate.updated || record.keysChanged {
+                        updates.append(FetchedObjectChange(object: object, type: .update, indexPath: oldPath, newIndexPath: newPath))
+                    }
+                } else {
+                    moves.append(FetchedObjectChange(object: object, type: .move, indexPath: oldPath, newIndexPath: newPath))
+                    removals.append(.remove(offset: old, element: object.objectID, associatedWith: new))
+                    insertions.append(.insert(offset: new, element: object.objectID, associatedWith: old))
+                }
+            case (nil, nil):
+                continue
+            }
+        }
+        changes.objects = deletes.sorted { $0.0 > $1.0 }.map(\.1) + inserts.sorted { $0.0 < $1.0 }.map(\.1) + moves + updates
+        changes.difference = CollectionDifference(removals + insertions) ?? CollectionDifference([])!
+        return changes
+    }
+}

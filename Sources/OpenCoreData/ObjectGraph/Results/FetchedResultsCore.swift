@@ -1,0 +1,318 @@
+import Foundation
+
+// MARK: - Rows
+
+/// What a controller ordered an object by when it last placed it: its sort key values and its
+/// section name. Kept so that a changed object can be found where it was, whatever it holds now.
+package final class FetchedKeys {
+    let values: [Any?]
+    let section: String
+
+    init(values: [Any?], section: String) {
+        self.values = values
+        self.section = section
+    }
+}
+
+/// One result: the object (a managed object, or a dictionary or ID for untracked result types)
+/// and the keys it was placed by.
+package struct FetchedRow {
+    let object: AnyObject
+    var keys: FetchedKeys
+}
+
+/// A run of consecutive results with one section name.
+struct FetchedSectionRun {
+    var name: String
+    var count: Int
+}
+
+// MARK: - Core
+
+/// The state of a fetched results controller, whatever its result type: the ordered results,
+/// their sections, and the change tracking. `NSFetchedResultsController<T>` is a typed front on it;
+/// the delegate's `NSFetchedResultsController<NSFetchRequestResult>` is another front on the same core.
+///
+/// Order: the sort descriptors, then (for objects they find equal) the objects' identities, so
+/// that every object has one place a binary search finds in O(log *n*) comparisons.
+///
+/// `@unchecked Sendable` so that the notification observer's closure may hold it weakly: the core
+/// is used only on its context's queue (Apple's rule for the controller), and `ObjectsDidChange`
+/// is posted on that queue.
+package final class FetchedResultsCore: @unchecked Sendable {
+    let context: NSManagedObjectContext
+    let sectionNameKeyPath: String?
+    let cacheName: String?
+    weak var delegate: (any NSFetchedResultsControllerDelegate)?
+    /// The controller that created the core (for its overridable section index title).
+    weak var owner: (any FetchedResultsFront)?
+    /// The controller the delegate is handed.
+    weak var callbackFront: NSFetchedResultsController<NSFetchRequestResult>?
+    /// Set by the delegate protocol's default implementations: the delegate lacks the method just called.
+    var delegateLacksMethod = false
+    /// Runs the owner's fetch request; answers a snapshot of the request and the results.
+    var fetch: ((NSManagedObjectContext) throws -> (NSFetchRequest<NSFetchRequestResult>, [AnyObject]))?
+
+    /// Whether `performFetch()` succeeded once.
+    private(set) var hasFetched = false
+    /// Bumped whenever the results change (fronts cache typed copies by it).
+    private(set) var version = 0
+    /// The results in order.
+    var rows: [FetchedRow] = []
+    /// The sections, as runs over `rows`.
+    var sections: [FetchedSectionRun] = []
+    /// The keys each tracked result was placed by.
+    var members: [ObjectIdentifier: FetchedKeys] = [:]
+
+    /// The request as of the last `performFetch()`.
+    var request: NSFetchRequest<NSFetchRequestResult>?
+    var entity: NSEntityDescription?
+    var sorts: [NSSortDescriptor] = []
+    /// Whether results are managed objects, the only kind that is tracked (as Apple's).
+    var tracksObjects = false
+    /// Relationship chains from the entity that the predicate, the sort keys or the section key
+    /// path read through: a change of an object at their far end can change a result.
+    var relatedPaths: [[NSRelationshipDescription]] = []
+
+    /// Observers besides the delegate (async sequences, observable results).
+    var listeners: [Int: (FetchedResultsChangeSet) -> Void] = [:]
+    private var nextListener = 0
+    private var observer: (any NSObjectProtocol)?
+
+    init(context: NSManagedObjectContext, sectionNameKeyPath: String?, cacheName: String?) {
+        self.context = context
+        self.sectionNameKeyPath = sectionNameKeyPath
+        self.cacheName = cacheName
+    }
+
+    deinit { stopTracking() }
+
+    // MARK: - Fetching
+
+    func performFetch() throws {
+        guard let fetch else { return }
+        let (request, results) = try fetch(context)
+        let entity = try context.resolveEntity(of: request)
+        self.request = request
+        self.entity = entity
+        sorts = request.sortDescriptors ?? []
+        tracksObjects = request.resultType == .managedObjectResultType
+        relatedPaths = tracksObjects ? FetchedResultsPaths.relationshipChains(
+            from: entity, predicate: request.predicate,
+            keyPaths: sorts.compactMap(\.key) + (sectionNameKeyPath.map { [$0] } ?? [])) : []
+
+        var newRows = results.map { FetchedRow(object: $0, keys: keys(of: $0)) }
+        if tracksObjects { sortIfNeeded(&newRows) }
+        let newSections = try Self.sectionRuns(of: newRows, sectioned: sectionNameKeyPath != nil)
+        rows = newRows
+        sections = newSections
+        members = [:]
+        if tracksObjects {
+            members.reserveCapacity(rows.count)
+            for row in rows { members[ObjectIdentifier(row.object)] = row.keys }
+        }
+        hasFetched = true
+        version &+= 1
+        startTracking()
+    }
+
+    /// The keys `object` is placed by now.
+    func keys(of object: AnyObject) -> FetchedKeys {
+        let values = tracksObjects ? sorts.map { $0.sortValue(of: object) } : []
+        return FetchedKeys(values: values, section: sectionName(of: object))
+    }
+
+    /// The section name of a result: the string form of its section key path value ("" for nil).
+    func sectionName(of object: AnyObject) -> String {
+        guard let path = sectionNameKeyPath else { return "" }
+        switch KeyValueAccess.value(forKeyPath: path, of: object) {
+        case nil, is NSNull: return ""
+        case let string as String: return string
+        case let number as NSNumber: return number.stringValue
+        case let value?: return "\(value)"
+        }
+    }
+
+    /// Orders `rows` by the controller's order unless the fetch already did (it usually has:
+    /// only ties, and strings a store collates differently, need work).
+    private func sortIfNeeded(_ rows: inout [FetchedRow]) {
+        var sorted = true
+        for index in rows.indices.dropFirst() where order(rows[index - 1], rows[index]) == .orderedDescending {
+            sorted = false
+            break
+        }
+        if !sorted { rows.sort { order($0, $1) == .orderedAscending } }
+    }
+
+    /// Splits ordered rows into runs of one section name; a name that comes back after another
+    /// is an error, as Apple reports an "out of order section name".
+    static func sectionRuns(of rows: [FetchedRow], sectioned: Bool) throws -> [FetchedSectionRun] {
+        guard sectioned else { return [FetchedSectionRun(name: "", count: rows.count)] }
+        var runs: [FetchedSectionRun] = []
+        var seen = Set<String>()
+        for (index, row) in rows.enumerated() {
+            if let last = runs.indices.last, runs[last].name == row.keys.section {
+                runs[last].count += 1
+                continue
+            }
+            guard seen.insert(row.keys.section).inserted else {
+                throw CoreDataError.make(NSCoreDataError, "NSFetchedResultsController: the fetched object at index \(index) has an out of order section name '\(row.keys.section)'. Objects must be sorted by section name: make the first sort descriptor order the section key path's values.")
+            }
+            runs.append(FetchedSectionRun(name: row.keys.section, count: 1))
+        }
+        return runs
+    }
+
+    // MARK: - Order
+
+    /// The controller's order of two rows: sort keys, then identity.
+    func order(_ lhs: FetchedRow, _ rhs: FetchedRow) -> ComparisonResult {
+        order(lhs.object, lhs.keys, rhs.object, rhs.keys)
+    }
+
+    func order(_ lhs: AnyObject, _ lhsKeys: FetchedKeys, _ rhs: AnyObject, _ rhsKeys: FetchedKeys) -> ComparisonResult {
+        for (index, descriptor) in sorts.enumerated() {
+            let result = descriptor.compareSortValues(lhsKeys.values[index], rhsKeys.values[index])
+            if result != .orderedSame { return result }
+        }
+        let left = ObjectIdentifier(lhs), right = ObjectIdentifier(rhs)
+        return left == right ? .orderedSame : (left < right ? .orderedAscending : .orderedDescending)
+    }
+
+    /// Whether two sets of keys place an object alike.
+    func samePlace(_ lhs: FetchedKeys, _ rhs: FetchedKeys) -> Bool {
+        guard lhs.section == rhs.section else { return false }
+        for (index, descriptor) in sorts.enumerated()
+        where descriptor.compareSortValues(lhs.values[index], rhs.values[index]) != .orderedSame {
+            return false
+        }
+        return true
+    }
+
+    /// The first index whose row does not come before (`object`, `keys`): where it is, or would go.
+    func searchIndex(_ object: AnyObject, _ keys: FetchedKeys) -> Int {
+        var low = 0, high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if order(rows[middle].object, rows[middle].keys, object, keys) == .orderedAscending {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low
+    }
+
+    /// The index of a tracked result placed by `keys`, or `nil` if it is not there.
+    func index(of object: AnyObject, keys: FetchedKeys) -> Int? {
+        let index = searchIndex(object, keys)
+        return index < rows.count && rows[index].object === object ? index : nil
+    }
+
+    // MARK: - Positions
+
+    /// The section index and the offset of its first row, for a row index.
+    func section(containing index: Int) -> (section: Int, start: Int) {
+        var start = 0
+        for (section, run) in sections.enumerated() {
+            if index < start + run.count { return (section, start) }
+            start += run.count
+        }
+        return (max(sections.count - 1, 0), start - (sections.last?.count ?? 0))
+    }
+
+    func indexPath(forRow index: Int) -> IndexPath {
+        let (section, start) = section(containing: index)
+        return IndexPath(item: index - start, section: section)
+    }
+
+    func object(at indexPath: IndexPath) -> AnyObject? {
+        guard indexPath.count == 2, sections.indices.contains(indexPath.section) else { return nil }
+        var start = 0
+        for run in sections[..<indexPath.section] { start += run.count }
+        guard indexPath.item >= 0, indexPath.item < sections[indexPath.section].count else { return nil }
+        return rows[start + indexPath.item].object
+    }
+
+    func indexPath(for object: AnyObject) -> IndexPath? {
+        guard hasFetched else { return nil }
+        if tracksObjects {
+            guard let keys = members[ObjectIdentifier(object)], let index = index(of: object, keys: keys) else { return nil }
+            return indexPath(forRow: index)
+        }
+        return rows.firstIndex { $0.object === object }.map(indexPath(forRow:))
+    }
+
+    // MARK: - Sections
+
+    func sectionInfos() -> [any NSFetchedResultsSectionInfo]? {
+        guard hasFetched else { return nil }
+        var start = 0
+        return sections.map { run in
+            defer { start += run.count }
+            return FetchedResultsSection(name: run.name, indexTitle: indexTitle(for: run.name),
+                                         members: rows[start..<(start + run.count)])
+        }
+    }
+
+    /// The capitalized first letter of a section name (`nil` for an empty name).
+    static func defaultIndexTitle(for name: String) -> String? {
+        name.first.map { String($0).uppercased() }
+    }
+
+    /// The section index title: the delegate's, else the owner's `sectionIndexTitle(forSectionName:)`.
+    func indexTitle(for name: String) -> String? {
+        if let delegate, let front = callbackFront {
+            delegateLacksMethod = false
+            let title = delegate.controller(front, sectionIndexTitleForSectionName: name)
+            if !delegateLacksMethod { return title }
+        }
+        return owner?.sectionIndexTitle(forSectionName: name) ?? Self.defaultIndexTitle(for: name)
+    }
+
+    func sectionIndexTitles() -> [String] {
+        var titles: [String] = []
+        for run in sections {
+            if let title = indexTitle(for: run.name), !titles.contains(title) { titles.append(title) }
+        }
+        return titles
+    }
+
+    func section(forIndexTitle title: String, at sectionIndex: Int) -> Int {
+        if let found = sections.firstIndex(where: { indexTitle(for: $0.name) == title }) { return found }
+        return min(max(sectionIndex, 0), max(sections.count - 1, 0))
+    }
+
+    // MARK: - Listening
+
+    /// Adds an observer of every change batch; answers its token.
+    func addListener(_ listener: @escaping (FetchedResultsChangeSet) -> Void) -> Int {
+        nextListener += 1
+        listeners[nextListener] = listener
+        return nextListener
+    }
+
+    func removeListener(_ token: Int) {
+        listeners[token] = nil
+    }
+
+    /// Whether anyone wants change batches (Apple tracks only for a delegate).
+    var isTracking: Bool { delegate != nil || !listeners.isEmpty }
+
+    private func startTracking() {
+        guard observer == nil else { return }
+        observer = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
+        ) { [weak self] note in
+            self?.contextDidChange(note)
+        }
+    }
+
+    func stopTracking() {
+        if let observer { NotificationCenter.default.removeObserver(observer) }
+        observer = nil
+    }
+
+    /// Marks the results changed (fronts drop their typed copies).
+    func bumpVersion() { version &+= 1 }
+}
