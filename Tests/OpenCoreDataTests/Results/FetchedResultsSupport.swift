@@ -8,6 +8,7 @@ enum Live {
     static func model() -> NSManagedObjectModel {
         let item = TestModels.entity("Item", [
             TestModels.attribute("name", .stringAttributeType),
+            TestModels.attribute("key", .stringAttributeType),
             TestModels.attribute("group", .stringAttributeType),
             TestModels.attribute("rank", .integer32AttributeType, defaultValue: 0),
             TestModels.attribute("visible", .booleanAttributeType, optional: false, defaultValue: true),
@@ -28,6 +29,7 @@ enum Live {
                      list: NSManagedObject? = nil, in context: NSManagedObjectContext) -> NSManagedObject {
         let object = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
         object.setValue(name, forKey: "name")
+        object.setValue(name, forKey: "key")
         object.setValue(group, forKey: "group")
         object.setValue(NSNumber(value: rank), forKey: "rank")
         object.setValue(NSNumber(value: visible), forKey: "visible")
@@ -56,7 +58,8 @@ enum Live {
                                    sectionNameKeyPath: sectioned ? "group" : nil, cacheName: nil)
     }
 
-    static func name(_ object: Any?) -> String { ((object as? NSManagedObject)?.value(forKey: "name") as? String) ?? "?" }
+    /// An item's key: its first name, kept when the name changes (the layouts' identity).
+    static func name(_ object: Any?) -> String { ((object as? NSManagedObject)?.value(forKey: "key") as? String) ?? "?" }
 
     /// The controller's sections as names and item names.
     static func layout<T>(_ controller: NSFetchedResultsController<T>) -> [Section] {
@@ -64,8 +67,13 @@ enum Live {
     }
 
     /// What a fresh fetch answers, split into sections the way the controller splits them.
+    ///
+    /// The predicate is evaluated in memory on every item: a SQLite fetch evaluates it on the
+    /// stored rows of unchanged objects, so it misses unsaved changes of related objects (as
+    /// Apple's does), which the controller sees.
     static func freshLayout(_ context: NSManagedObjectContext, _ predicate: NSPredicate?, sectioned: Bool) throws -> [Section] {
-        let objects = try context.fetch(request(predicate, sectioned: sectioned))
+        let all = request(nil, sectioned: sectioned)
+        let objects = try context.fetch(all).filter { predicate?.evaluate(with: $0) ?? true }.sorted(using: all.sortDescriptors ?? [])
         guard sectioned else { return [Section(name: "", items: objects.map(name))] }
         var sections: [Section] = []
         for object in objects {
@@ -121,6 +129,22 @@ final class LiveRecorder: NSFetchedResultsControllerDelegate {
 /// insertions at new indices; insertions and move targets at new index paths, ascending.
 /// Records a problem for anything a table view would refuse.
 enum TableReplay {
+    /// Applies several batches (each between `will` and `did`) in turn.
+    static func applyBatches(_ events: [LiveRecorder.Event], to old: [Live.Section]) -> (result: [Live.Section], problems: [String]) {
+        var sections = old, problems: [String] = [], batch: [LiveRecorder.Event] = []
+        for event in events {
+            batch.append(event)
+            if event == .did {
+                let step = apply(batch, to: sections)
+                sections = step.result
+                problems += step.problems
+                batch = []
+            }
+        }
+        if !batch.isEmpty { problems.append("unfinished batch \(batch)") }
+        return (sections, problems)
+    }
+
     static func apply(_ events: [LiveRecorder.Event], to old: [Live.Section]) -> (result: [Live.Section], problems: [String]) {
         var problems: [String] = []
         let batch = events.filter { $0 != .will && $0 != .did }

@@ -35,7 +35,15 @@ extension NSManagedObjectContext {
         inserted[key] = object
         insertionOrder.append(object)
         pendingInserted[key] = object
+        object.insertedChangeNoted = true
         registerObject(object)
+    }
+
+    /// Lists an unsaved object changed after its insertion was posted for the next `ObjectsDidChange`.
+    package func noteInsertedObjectChanged(_ object: NSManagedObject) {
+        object.insertedChangeNoted = true
+        pendingUpdated[ObjectIdentifier(object)] = object
+        scheduleProcessingPendingChanges()
     }
 
     /// Marks an object to be deleted on the next save; delete rules run on `processPendingChanges()`.
@@ -83,7 +91,14 @@ extension NSManagedObjectContext {
         if undoTracker != nil { registerPendingUndo() }
         guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty else { return }
         let insertedNow = Set(pendingInserted.values.filter { $0.insertedFlag })
-        let updatedNow = Set(pendingUpdated.values.filter { !$0.deletedFlag && !$0.insertedFlag })
+        // An unsaved object inserted by an earlier pass and changed since is listed as updated,
+        // as Apple lists it (a fetched results controller moves it); one inserted in this pass is
+        // only inserted.
+        for object in pendingInserted.values { object.insertedChangeNoted = false }
+        let updatedNow = Set(pendingUpdated.values.filter { object in
+            object.insertedChangeNoted = false
+            return !object.deletedFlag && (!object.insertedFlag || pendingInserted[ObjectIdentifier(object)] == nil)
+        })
         let deletedNow = Set(pendingDeleted.values)
         pendingInserted = [:]
         pendingUpdated = [:]
@@ -166,6 +181,8 @@ extension NSManagedObjectContext {
 
     /// Forgets every pending change (the objects themselves are handled by the caller).
     package func clearChangeSets() {
+        for object in pendingInserted.values { object.insertedChangeNoted = false }
+        for object in pendingUpdated.values { object.insertedChangeNoted = false }
         inserted = [:]
         insertionOrder = []
         updated = [:]

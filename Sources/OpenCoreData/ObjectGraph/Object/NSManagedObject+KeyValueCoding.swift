@@ -187,8 +187,14 @@ extension NSManagedObject {
     /// Records that the object changed, so the context lists it in `updatedObjects`.
     @inline(__always)
     package func markChanged() {
-        guard !insertedFlag, !deletedFlag else { return }
-        withContext { $0.noteUpdated(self) }
+        guard !deletedFlag else { return }
+        guard insertedFlag else {
+            withContext { $0.noteUpdated(self) }
+            return
+        }
+        // An unsaved object is not in updatedObjects, but a change after the pass that posted
+        // its insertion is posted as an update, as Apple posts it.
+        if !insertedChangeNoted { withContext { $0.noteInsertedObjectChanged(self) } }
     }
 
     /// The persistent properties whose values differ from the last saved or fetched ones.

@@ -106,6 +106,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) package final var faulted = false
     @exclusivity(unchecked) package final var insertedFlag = false
     @exclusivity(unchecked) package final var deletedFlag = false
+    /// Set while an inserted object is listed for the next `ObjectsDidChange` (inserted in this
+    /// pass, or changed since the last), so that further writes cost no lookup.
+    @exclusivity(unchecked) package final var insertedChangeNoted = false
     /// Set while the slots of an object created outside a context still need their default values.
     @exclusivity(unchecked) package final var needsDefaults = false
     /// Set when the object's row could not be found while firing a fault.
