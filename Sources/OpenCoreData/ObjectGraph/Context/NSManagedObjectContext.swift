@@ -58,6 +58,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         set { setParent(newValue) }
     }
     package var parentStorage: NSManagedObjectContext?
+    /// Run when the context is deallocated (results streams end then); keyed for removal.
+    package var deinitHandlers: [Int: @Sendable () -> Void] = [:]
     /// The children of this context, held weakly, for `automaticallyMergesChangesFromParent`.
     package let childContexts = ChildContextList()
     /// For a root context with children: the permanent IDs its tree gave objects that contexts of
@@ -158,6 +160,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private static let mainQueueKey = DispatchSpecificKey<Bool>()
 
     deinit {
+        for handler in deinitHandlers.values { handler() }
         coordinatorStorage?.unpin(pinnedRows)
         coordinatorStorage?.unregister(self)
         parentStorage?.childContexts.remove(self)

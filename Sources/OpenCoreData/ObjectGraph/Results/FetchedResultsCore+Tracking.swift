@@ -118,7 +118,7 @@ extension FetchedResultsCore {
 
     /// Whether `object` belongs in the results now.
     private func isResult(_ object: NSManagedObject, request: NSFetchRequest<NSFetchRequestResult>) -> Bool {
-        guard object.managedObjectContext === context, !object.isDeleted, let entity else { return false }
+        guard let context, object.managedObjectContext === context, !object.isDeleted, let entity else { return false }
         let kind = request.includesSubentities ? object.entity.isKindOf(entity: entity)
             : object.entity === entity || object.entity.name == entity.name
         guard kind else { return false }
@@ -257,7 +257,7 @@ extension FetchedResultsCore {
     /// (an object leaving can pull in one that was beyond the limit) and for batches that break
     /// the sections' order. O(n).
     private func refetch(_ candidates: [FetchedCandidate]) -> FetchedResultsChangeSet {
-        guard let fetch, let fetched = try? fetch(context) else { return FetchedResultsChangeSet() }
+        guard let fetch, let context, let fetched = try? fetch(context) else { return FetchedResultsChangeSet() }
         let results = fetched.1
         let oldRows = rows, oldSections = sections
         var newRows = results.map { FetchedRow(object: $0, keys: keys(of: $0)) }

@@ -40,7 +40,8 @@ struct FetchedSectionRun {
 /// is used only on its context's queue (Apple's rule for the controller), and `ObjectsDidChange`
 /// is posted on that queue.
 package final class FetchedResultsCore: @unchecked Sendable {
-    let context: NSManagedObjectContext
+    /// Weak: a controller keeps its context alive itself; a results stream must not.
+    private(set) weak var context: NSManagedObjectContext?
     let sectionNameKeyPath: String?
     let cacheName: String?
     weak var delegate: (any NSFetchedResultsControllerDelegate)?
@@ -90,7 +91,7 @@ package final class FetchedResultsCore: @unchecked Sendable {
     // MARK: - Fetching
 
     func performFetch() throws {
-        guard let fetch else { return }
+        guard let fetch, let context else { return }
         let (request, results) = try fetch(context)
         let entity = try context.resolveEntity(of: request)
         self.request = request
@@ -300,7 +301,7 @@ package final class FetchedResultsCore: @unchecked Sendable {
     var isTracking: Bool { delegate != nil || !listeners.isEmpty }
 
     private func startTracking() {
-        guard observer == nil else { return }
+        guard observer == nil, let context else { return }
         observer = NotificationCenter.default.addObserver(
             forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
         ) { [weak self] note in

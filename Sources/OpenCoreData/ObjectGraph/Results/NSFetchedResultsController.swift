@@ -32,6 +32,8 @@ open class NSFetchedResultsController<ResultType>: NSObject {
     package let core: FetchedResultsCore
     /// The fetch request, as given; changes take effect at the next `performFetch()`.
     public let fetchRequest: NSFetchRequest<ResultType>
+    /// The context fetched in and tracked (held here: the core holds it weakly).
+    public let managedObjectContext: NSManagedObjectContext
     /// Whether this controller created `core` (its deinit stops the tracking).
     private let ownsCore: Bool
     /// This controller as the delegate methods' type, when `ResultType` is another type.
@@ -51,6 +53,7 @@ open class NSFetchedResultsController<ResultType>: NSObject {
             CoreDataError.programmerError("An instance of NSFetchedResultsController requires a fetch request with sort descriptors (entity '\(fetchRequest.entityName ?? "?")').")
         }
         self.fetchRequest = fetchRequest
+        self.managedObjectContext = context
         self.core = FetchedResultsCore(context: context, sectionNameKeyPath: sectionNameKeyPath, cacheName: name)
         self.ownsCore = true
         super.init()
@@ -66,8 +69,9 @@ open class NSFetchedResultsController<ResultType>: NSObject {
     }
 
     /// A controller sharing `core`, as the delegate's type.
-    package init(sharing core: FetchedResultsCore, request: NSFetchRequest<ResultType>) {
+    package init(sharing core: FetchedResultsCore, request: NSFetchRequest<ResultType>, context: NSManagedObjectContext) {
         self.core = core
+        self.managedObjectContext = context
         self.fetchRequest = request
         self.ownsCore = false
         super.init()
@@ -79,8 +83,6 @@ open class NSFetchedResultsController<ResultType>: NSObject {
 
     // MARK: - Configuration
 
-    /// The context the controller fetches in and tracks.
-    public var managedObjectContext: NSManagedObjectContext { core.context }
     /// The key path whose value names each object's section, or `nil` for one section.
     public var sectionNameKeyPath: String? { core.sectionNameKeyPath }
     /// The name given at creation; nothing is cached under it on Linux.
@@ -171,7 +173,7 @@ open class NSFetchedResultsController<ResultType>: NSObject {
     private func prepareCallbacks() {
         guard ownsCore, core.callbackFront == nil else { return }
         let erased = NSFetchedResultsController<NSFetchRequestResult>(
-            sharing: core, request: fetchRequest.retyped(NSFetchRequestResult.self))
+            sharing: core, request: fetchRequest.retyped(NSFetchRequestResult.self), context: managedObjectContext)
         erasedFront = erased
         core.callbackFront = erased
     }
