@@ -156,6 +156,33 @@ struct FetchedResultsTrackingTests {
         }
     }
 
+    @Test("A controller in a child context that merges from its parent sees the parent's saves", arguments: StoreKind.allCases)
+    func childMergesParent(_ kind: StoreKind) throws {
+        let (parent, _, _) = try Self.setUp(kind)
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        child.automaticallyMergesChangesFromParent = true
+        let recorder = LiveRecorder()
+        let controller = try child.performAndWait {
+            let controller = Live.controller(child)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        try parent.performAndWait { () throws in
+            Live.item("avocado", group: "fruit", rank: 0, in: parent)
+            try Self.object("carrot", parent).setValue("fruit", forKey: "group")
+            try parent.save()
+        }
+        child.performAndWait {
+            let replay = TableReplay.applyBatches(recorder.take(), to: [Live.Section(name: "fruit", items: ["apple", "banana"]),
+                                                                       Live.Section(name: "vegetable", items: ["carrot"])])
+            #expect(replay.problems == [])
+            #expect(replay.result == [Live.Section(name: "fruit", items: ["avocado", "apple", "carrot", "banana"])])
+            #expect(Live.layout(controller) == replay.result)
+        }
+    }
+
     @Test("A change of a related object that the predicate reads through a relationship is seen", arguments: StoreKind.allCases)
     func relatedObjectChange(_ kind: StoreKind) throws {
         let context = try kind.context(Live.model())
