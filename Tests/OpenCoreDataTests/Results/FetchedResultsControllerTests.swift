@@ -120,6 +120,19 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    @Test("A section key path the entity does not have makes performFetch throw NSCoreDataError naming it")
+    func unknownSectionKeyPath() throws {
+        let context = try Self.seeded(.inMemory)
+        try context.performAndWait { () throws in
+            let controller = NSFetchedResultsController(fetchRequest: Live.request(), managedObjectContext: context,
+                                                        sectionNameKeyPath: "list.colour", cacheName: nil)
+            let error = #expect(throws: NSError.self) { try controller.performFetch() }
+            #expect(error?.code == NSCoreDataError)
+            #expect(error?.localizedDescription.contains("list.colour") == true)
+            #expect(controller.fetchedObjects == nil)
+        }
+    }
+
     @Test("A request without sort descriptors is a programmer error, as Apple raises an exception")
     func sortDescriptorsRequired() async {
         await #expect(processExitsWith: .failure) {

@@ -94,6 +94,11 @@ package final class FetchedResultsCore: @unchecked Sendable {
         guard let fetch, let context else { return }
         let (request, results) = try fetch(context)
         let entity = try context.resolveEntity(of: request)
+        // A section key path comes from the app like a sort key: a key the entity lacks is an
+        // error naming it, not a trap when the first object is read.
+        if let sectionNameKeyPath, request.resultType == .managedObjectResultType {
+            try PredicateModelCheck.validate(keyPath: sectionNameKeyPath, entity: entity)
+        }
         self.request = request
         self.entity = entity
         sorts = request.sortDescriptors ?? []
