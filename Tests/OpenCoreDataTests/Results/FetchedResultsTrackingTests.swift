@@ -206,6 +206,33 @@ struct FetchedResultsTrackingTests {
         }
     }
 
+    @Test("Renaming a related object that a sort key and the section key path read moves the results that read it", arguments: StoreKind.allCases)
+    func relatedSortKey(_ kind: StoreKind) throws {
+        let context = try kind.context(Live.model())
+        let recorder = LiveRecorder()
+        try context.performAndWait { () throws in
+            let alpha = Live.list("alpha", in: context), beta = Live.list("beta", in: context)
+            Live.item("a1", list: alpha, in: context)
+            Live.item("a2", list: alpha, in: context)
+            Live.item("b1", list: beta, in: context)
+            try context.save()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.sortDescriptors = [NSSortDescriptor(key: "list.title", ascending: true), NSSortDescriptor(key: "name", ascending: true)]
+            let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                                                        sectionNameKeyPath: "list.title", cacheName: nil)
+            controller.delegate = recorder
+            try controller.performFetch()
+            let before = Live.layout(controller)
+            #expect(before == [Live.Section(name: "alpha", items: ["a1", "a2"]), Live.Section(name: "beta", items: ["b1"])])
+            alpha.setValue("gamma", forKey: "title")
+            context.processPendingChanges()
+            let replay = TableReplay.applyBatches(recorder.take(), to: before)
+            #expect(replay.problems == [])
+            #expect(replay.result == [Live.Section(name: "beta", items: ["b1"]), Live.Section(name: "gamma", items: ["a1", "a2"])])
+            #expect(Live.layout(controller) == replay.result)
+        }
+    }
+
     @Test("fetchLimit stays honoured while tracking: an insert at the top pushes the last result out", arguments: StoreKind.allCases)
     func fetchLimit(_ kind: StoreKind) throws {
         let context = try kind.context(Live.model())
