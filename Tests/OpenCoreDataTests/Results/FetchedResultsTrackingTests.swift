@@ -302,6 +302,33 @@ struct FetchedResultsTrackingTests {
         }
     }
 
+    @Test("rollback() and refresh(_:mergeChanges: false) are reported: discarded inserts leave, reverted objects go back", arguments: StoreKind.allCases)
+    func rollbackAndRefresh(_ kind: StoreKind) throws {
+        let (context, controller, recorder) = try Self.setUp(kind)
+        try context.performAndWait { () throws in
+            let before = Live.layout(controller)
+            Live.item("aardvark", group: "fruit", rank: 0, in: context)
+            try Self.object("banana", context).setValue(0, forKey: "rank")
+            context.delete(try Self.object("carrot", context))
+            context.processPendingChanges()
+            let edited = TableReplay.applyBatches(recorder.take(), to: before)
+            #expect(edited.problems == [])
+            context.rollback()
+            let rolledBack = TableReplay.applyBatches(recorder.take(), to: edited.result)
+            #expect(rolledBack.problems == [])
+            #expect(rolledBack.result == before)
+            #expect(Live.layout(controller) == before)
+
+            let apple = try Self.object("apple", context)
+            apple.setValue("vegetable", forKey: "group")
+            context.processPendingChanges()
+            _ = recorder.take()
+            context.refresh(apple, mergeChanges: false)
+            #expect(recorder.take() == [.will, .object("apple", .move, IndexPath(item: 0, section: 1), IndexPath(item: 0, section: 0)), .did])
+            #expect(Live.layout(controller) == before)
+        }
+    }
+
     @Test("After reset() nothing is reported and performFetch() starts over, as Apple's header says")
     func reset() throws {
         let (context, controller, recorder) = try Self.setUp(.inMemory)

@@ -161,7 +161,8 @@ extension NSManagedObjectContext {
     /// Discards all unsaved changes: inserted objects are forgotten, others return to their saved values.
     public func rollback() {
         processPendingChanges()
-        for object in insertionOrder {
+        let discarded = insertionOrder
+        for object in discarded {
             object.insertedFlag = false
             unregister(object)
         }
@@ -177,6 +178,14 @@ extension NSManagedObjectContext {
             object.resetRelationshipsToCommitted()
         }
         discardUndoHistory()
+        // As Apple's rollback does, tell observers (a fetched results controller): discarded
+        // inserts are gone, updated and deleted objects are back to their saved state.
+        var userInfo: [AnyHashable: Any] = [:]
+        if !discarded.isEmpty { userInfo[NSDeletedObjectsKey] = Set(discarded) }
+        if !changed.isEmpty { userInfo[NSRefreshedObjectsKey] = Set(changed) }
+        if !userInfo.isEmpty {
+            NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+        }
     }
 
     /// Forgets every pending change (the objects themselves are handled by the caller).

@@ -15,6 +15,9 @@ extension NSManagedObjectContext {
         guard object._context === self, !object.insertedFlag else { return }
         let latest = try? freshSnapshot(for: object.objectID)
         refresh(object, mergeChanges: flag, latest: latest ?? nil)
+        // Observers (a fetched results controller) re-read it: its values may be the store's now.
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
+                                        userInfo: [NSRefreshedObjectsKey: Set([object])])
     }
 
     /// Refreshes `object` with `latest`, its row as just read (nil when it could not be read:
