@@ -20,8 +20,8 @@ private struct FetchedRecord {
     var newIndex: Int?
     /// Its neighbours before the batch (for telling a real move from one in place).
     var oldNeighbours: (AnyObject?, AnyObject?) = (nil, nil)
-    var keysChanged: Bool { candidate.old != nil && candidate.new != nil && !samePlaceCache }
-    var samePlaceCache = true
+    /// Whether it stays a result with keys that place it differently (set when both are known).
+    var keysChanged = false
 }
 
 /// Row index → index path over a list of section runs, in O(log sections).
@@ -168,7 +168,7 @@ extension FetchedResultsCore {
                 record.oldIndex = index
                 record.oldNeighbours = (index > 0 ? rows[index - 1].object : nil,
                                         index + 1 < rows.count ? rows[index + 1].object : nil)
-                if let new = candidate.new { record.samePlaceCache = samePlace(old, new) }
+                if let new = candidate.new { record.keysChanged = !samePlace(old, new) }
             }
             records.append(record)
         }
@@ -283,7 +283,7 @@ extension FetchedResultsCore {
             record.oldIndex = index
             record.newIndex = after
             record.oldNeighbours = (index > 0 ? oldRows[index - 1].object : nil, index + 1 < oldRows.count ? oldRows[index + 1].object : nil)
-            if let new { record.samePlaceCache = samePlace(row.keys, new) }
+            if let new { record.keysChanged = !samePlace(row.keys, new) }
             records.append(record)
         }
         for (index, row) in newRows.enumerated() where oldIndex[ObjectIdentifier(row.object)] == nil {
