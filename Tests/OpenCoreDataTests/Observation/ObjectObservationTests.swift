@@ -7,7 +7,7 @@ import Testing
 /// each change of an observed key; these report the keys whose values changed once per
 /// `ObjectsDidChange`, from edits, merges and child saves alike. The time limit turns a report
 /// that never comes (an `await` that would wait forever) into a failure.
-@Suite("Observing managed objects", .timeLimit(.minutes(1)))
+@Suite("Observing managed objects", .timeLimit(.minutes(5)))
 struct ObjectObservationTests {
     // MARK: - Edits in the object's context
 
@@ -93,16 +93,24 @@ struct ObjectObservationTests {
         let todo = todos[0]
         var titles = context.performAndWait { todo.values(for: \.title) }.makeAsyncIterator()
         var summaries = context.performAndWait { todo.values(for: \.summary) }.makeAsyncIterator()
+        // Through a to-one relationship: watches the relationship, yields the destination's ID.
+        var places = context.performAndWait { todo.values(for: \.location?.objectID) }.makeAsyncIterator()
         #expect(await titles.next() == "A")
         #expect(await summaries.next() == "A (0)")
-        context.performAndWait {
+        #expect(await places.next() == .some(nil))
+        let placeID = context.performAndWait {
             todo.done = true
             context.processPendingChanges()
             todo.priority = 5
             context.processPendingChanges()
             todo.title = "B"
             context.processPendingChanges()
+            let place = OLocation(context: context)
+            todo.location = place
+            context.processPendingChanges()
+            return place.objectID
         }
+        #expect(await places.next() == .some(placeID))
         #expect(await titles.next() == "B")
         // The computed property reads title and priority: each of their changes yields, done's does not.
         #expect(await summaries.next() == "A (5)")
