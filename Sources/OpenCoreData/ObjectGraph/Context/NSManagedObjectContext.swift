@@ -124,6 +124,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Saves skip validation: the migration manager saves its destination in batches, while
     /// relationships are still being set, and validates every object once it is complete.
     package var defersValidation = false
+    /// The observers of this context's objects (`NSManagedObject.changes`); nil until the first.
+    package var objectObservationHub: ObjectObservationHub?
 
     // MARK: - Initializers
 
