@@ -60,7 +60,8 @@ extension NSManagedObjectContext {
         // stores' IDs: name them by ours, through their URIs, or nothing here would match.
         let stores = persistentStoreCoordinator?.persistentStores ?? []
         func local(_ id: NSManagedObjectID) -> NSManagedObjectID {
-            guard !id.isTemporaryID, let store = id.persistentStore, !stores.contains(where: { $0 === store }) else { return id }
+            guard !id.isTemporaryID, let store = id.persistentStore, !stores.contains(where: { $0 === store }),
+                  registeredObject(for: id) == nil else { return id }  // an object registered under that very ID
             return persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation()) ?? id
         }
         func ids(_ idKey: String, _ objectKey: String) -> Set<NSManagedObjectID> {
