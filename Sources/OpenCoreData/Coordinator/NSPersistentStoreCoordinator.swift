@@ -270,35 +270,48 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// drops rows no context holds; this keeps `existingObject(with:)` from serving a stale row.
     func cacheSnapshots(_ snapshots: [RowSnapshot], pinnedBy context: NSManagedObjectContext) {
         guard !snapshots.isEmpty else { return }
-        let newPins = snapshots.map(\.objectID).filter { context.pinnedRows.insert($0).inserted }
-        let newPinSet = Set(newPins)
+        // Whether each row is a new pin of the context, decided outside the lock (the pins are
+        // the context's, on its queue); keys, not IDs: hashing an ID goes through NSObject.
+        var isNewPin: [Bool] = []
+        isNewPin.reserveCapacity(snapshots.count)
+        // A batch (a child's fetch) grows the tables once, not by doubling as it goes.
+        let isBatch = snapshots.count >= 64
+        if isBatch { context.pinnedRows.reserveCapacity(context.pinnedRows.count + snapshots.count) }
+        for snapshot in snapshots {
+            isNewPin.append(!snapshot.objectID.isTemporaryID && context.pinnedRows.insert(snapshot.objectID.key).inserted)
+        }
         state.withLock { state in
             if state.rowCache.count + snapshots.count > Self.rowCacheLimit { state.rowCache.removeAll(keepingCapacity: true) }
-            for snapshot in snapshots where !snapshot.objectID.isTemporaryID {
-                let id = snapshot.objectID
-                let pins = (state.rowCache[id.key]?.pins ?? 0) + (newPinSet.contains(id) ? 1 : 0)
-                state.rowCache[id.key] = CachedRow(snapshot: snapshot, pins: max(pins, 1))
+            if isBatch { state.rowCache.reserveCapacity(state.rowCache.count + snapshots.count) }
+            for (index, snapshot) in snapshots.enumerated() where !snapshot.objectID.isTemporaryID {
+                // One hash lookup per row: the entry is updated in place, or made with no pins.
+                Self.store(snapshot, newPin: isNewPin[index], in: &state.rowCache[snapshot.objectID.key, default: CachedRow(snapshot: snapshot, pins: 0)])
             }
         }
     }
 
+    private static func store(_ snapshot: RowSnapshot, newPin: Bool, in entry: inout CachedRow) {
+        entry.snapshot = snapshot
+        entry.pins = max(entry.pins + (newPin ? 1 : 0), 1)
+    }
+
     /// Records that `context` holds rows already in the cache.
     func pin(_ ids: [NSManagedObjectID], by context: NSManagedObjectContext) {
-        let newPins = ids.filter { context.pinnedRows.insert($0).inserted }
+        let newPins = ids.compactMap { id in context.pinnedRows.insert(id.key).inserted ? id.key : nil }
         guard !newPins.isEmpty else { return }
         state.withLock { state in
-            for id in newPins { state.rowCache[id.key]?.pins += 1 }
+            for key in newPins { state.rowCache[key]?.pins += 1 }
         }
     }
 
     /// Releases a context's pins; rows no context pins leave the cache.
-    func unpin(_ ids: Set<NSManagedObjectID>) {
-        guard !ids.isEmpty else { return }
+    func unpin(_ keys: Set<ObjectKey>) {
+        guard !keys.isEmpty else { return }
         state.withLock { state in
-            for id in ids {
-                guard var entry = state.rowCache[id.key] else { continue }
+            for key in keys {
+                guard var entry = state.rowCache[key] else { continue }
                 entry.pins -= 1
-                state.rowCache[id.key] = entry.pins > 0 ? entry : nil
+                state.rowCache[key] = entry.pins > 0 ? entry : nil
             }
         }
     }

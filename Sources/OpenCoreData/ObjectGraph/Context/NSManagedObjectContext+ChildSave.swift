@@ -84,8 +84,10 @@ extension NSManagedObjectContext {
         } else {
             rows = try sourceSnapshots(for: missing)
         }
-        let loaded = rows.map { registeredObject(for: $0, refresh: false) }
+        let loaded = registeredObjects(for: rows, refresh: false)
         defer { withExtendedLifetime(loaded) {} }
+        updated.reserveCapacity(updated.count + push.updated.count)
+        pendingUpdated.reserveCapacity(pendingUpdated.count + push.updated.count)
 
         for object in push.inserted {
             if let existing = registry[object.objectID]?.takeUnretainedValue() {
@@ -110,11 +112,22 @@ extension NSManagedObjectContext {
                 copySlot(index, from: object, to: copy, resolve: target)
             }
         }
+        var plainLayouts = PlainLayouts()
         for object in push.updated {
             let copy = target(object.objectID)
+            let readsChildsRow = copy.faulted && copy.faultBatch == nil && !object.readsCommitted && plainLayouts.contains(object.layout)
+                && Self.sameValues(copy.committed, object.committed)
             copy.fireFaultIfNeeded()
             // The parent deleted it since the child read it: the deletion stands.
             guard !copy.deletedFlag, !copy.inaccessible else { continue }
+            if readsChildsRow {
+                // This context's values are the row the child read, and every slot is a stored
+                // attribute: the child's slots are the result, taken whole (they are copied on write).
+                guard object.layout.properties.indices.contains(where: object.slotDiffersFromCommitted) else { continue }
+                copy.markChanged()
+                copy.slots = object.storedSlots
+                continue
+            }
             let changed = (0..<object.layout.slotCount).filter { object.layout.properties[$0].isStored && object.slotDiffersFromCommitted($0) }
             if changed.isEmpty { continue }
             // Noted before the values change, as a setter notes it (undo records the old values).
@@ -132,6 +145,12 @@ extension NSManagedObjectContext {
         notifyChildren(of: SavedChanges(inserted: insertedIDs, updated: Set(push.updated.map(\.objectID)),
                                         deleted: Set(push.deleted.map(\.objectID))),
                        except: child)
+    }
+
+    /// Whether two rows hold the same values (the same storage, when one was handed down from the other).
+    private static func sameValues(_ lhs: RowSnapshot?, _ rhs: RowSnapshot?) -> Bool {
+        guard let lhs, let rhs else { return false }
+        return lhs.values == rhs.values
     }
 
     /// Takes back an object deleted here and not saved: as it was before (inserted, or stored and now updated).
@@ -168,6 +187,19 @@ extension NSManagedObjectContext {
         case .unloadedToMany:
             break
         }
+    }
+}
+
+/// Which entity layouts have only stored attributes kept in store form (no relationships,
+/// transformables or transient properties), remembered for the last layout asked about.
+private struct PlainLayouts {
+    private var last: (layout: EntityLayout, isPlain: Bool)?
+
+    mutating func contains(_ layout: EntityLayout) -> Bool {
+        if let last, last.layout === layout { return last.isPlain }
+        let isPlain = layout.readsCommittedValues && layout.properties.allSatisfy(\.isStored)
+        last = (layout, isPlain)
+        return isPlain
     }
 }
 

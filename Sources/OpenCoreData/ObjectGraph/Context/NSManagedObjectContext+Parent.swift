@@ -204,12 +204,29 @@ extension NSManagedObjectContext {
     /// The rows of the objects this context matches for a child's fetch.
     func rowsForChild(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription) throws -> [RowSnapshot] {
         processPendingChanges()
-        let objects = try withQueryGeneration { try matchingObjects(request, entity: entity) }
+        // A root keeps the stored rows it serves in the row cache: the child's save will want
+        // the same rows here again, for objects this context does not hold.
+        let caching = parentStorage == nil && { if case .unpinned = queryGenerationState { return true } else { return false } }()
+        var storeRows: StoreFetchResult<RowSnapshot>?
+        if parentStorage == nil, !hasPendingChanges(affecting: entity), let coordinator = persistentStoreCoordinator {
+            // No change here can alter the answer: the stores' rows are this context's state,
+            // except for the objects it holds, which answer for their own rows. No object is
+            // made for the others (the child makes its own).
+            var fetched = try withQueryGeneration {
+                try coordinator.fetchRows(StoreFetchRequest(request, entity: entity, paging: true),
+                                          affectedStores: request.affectedStores, mergingPendingChanges: false)
+            }
+            if fetched.isComplete {
+                let rows = overlayingRegisteredObjects(on: fetched.takeRows(), refresh: request.shouldRefreshRefetchedObjects)
+                if caching { persistentStoreCoordinator?.cacheSnapshots(rows, pinnedBy: self) }
+                return rows
+            }
+            // The stores could not evaluate the request: it is matched in memory, from these rows.
+            storeRows = fetched
+        }
+        let objects = try withQueryGeneration { try matchingObjects(request, entity: entity, storeRows: storeRows) }
         var rows: [RowSnapshot] = []
         rows.reserveCapacity(objects.count)
-        // A root keeps the stored rows it serves in the row cache: the objects it made for them
-        // go away with this call, and the child's save will want the same rows here again.
-        let caching = parentStorage == nil && { if case .unpinned = queryGenerationState { return true } else { return false } }()
         var stored: [RowSnapshot] = []
         for object in objects {
             guard let row = childRow(of: object, as: object.objectID) else { continue }
@@ -220,13 +237,40 @@ extension NSManagedObjectContext {
         return rows
     }
 
+    /// Stored rows as this context has them: a row of an object registered here is replaced by
+    /// the object's (this context has no unsaved change to their entity), or dropped when the
+    /// object is a tombstone. Registered faults take the row, as a fetch here would give it them.
+    private func overlayingRegisteredObjects(on rows: consuming [RowSnapshot], refresh: Bool) -> [RowSnapshot] {
+        var rows = rows
+        guard registry.count > 0 else { return rows }
+        var dropped: [Int] = []
+        for index in rows.indices {
+            guard let object = registry[rows[index].objectID]?.takeUnretainedValue() else { continue }
+            if object.faulted {
+                object.committed = rows[index]
+                continue
+            }
+            if refresh, !object.hasChanges {
+                object.committed = rows[index]
+                object.loadSlots()
+            }
+            if let row = childRow(of: object, as: rows[index].objectID) { rows[index] = row } else { dropped.append(index) }
+        }
+        for index in dropped.reversed() { rows.remove(at: index) }
+        return rows
+    }
+
     // MARK: - Telling children of saves
 
     /// Merges a save of this context (to the stores, or pushed in by one of its children) into
     /// its children that merge automatically, on their queues; `except` pushed it.
-    func notifyChildren(of changes: SavedChanges, except source: NSManagedObjectContext? = nil) {
+    /// The changes are only gathered when a child is there to take them.
+    func notifyChildren(of changes: @autoclosure () -> SavedChanges, except source: NSManagedObjectContext? = nil) {
+        let children = childContexts.contexts.filter { $0 !== source && $0.automaticallyMergesChangesFromParent }
+        guard !children.isEmpty else { return }
+        let changes = changes()
         guard !changes.inserted.isEmpty || !changes.updated.isEmpty || !changes.deleted.isEmpty else { return }
-        for child in childContexts.contexts where child !== source && child.automaticallyMergesChangesFromParent {
+        for child in children {
             child.perform { child.mergeSavedChanges(changes) }
         }
     }

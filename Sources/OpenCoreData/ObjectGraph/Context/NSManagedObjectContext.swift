@@ -113,8 +113,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     package var isProcessingChanges = false
     /// Set while a main-queue context has a `processPendingChanges()` enqueued on the main queue.
     package var isProcessingScheduled = false
-    /// Rows this context holds in the coordinator's row cache.
-    package var pinnedRows = Set<NSManagedObjectID>()
+    /// Rows this context holds in the coordinator's row cache, by their IDs' keys.
+    package var pinnedRows = Set<ObjectKey>()
     /// Fetched-property results by object and property name, kept until the object is refreshed
     /// (here rather than on the object: most objects never have any, and each object stays small).
     package var fetchedPropertyResults: [ObjectIdentifier: [String: [Any]]] = [:]

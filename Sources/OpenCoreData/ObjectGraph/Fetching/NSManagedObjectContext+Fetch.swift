@@ -159,7 +159,10 @@ extension NSManagedObjectContext {
     ///
     /// The coordinator plans and runs the fetch on the stores; the context only merges its
     /// unsaved changes into what they return (and filters rows a store could not evaluate).
-    func matchingObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObject] {
+    /// `storeRows`: the stores' rows for the request, when the caller has read them already
+    /// (a root context serving a child).
+    func matchingObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription,
+                            storeRows: StoreFetchResult<RowSnapshot>? = nil) throws -> [NSManagedObject] {
         let includePending = request.includesPendingChanges
         let pending = includePending && hasPendingChanges(affecting: entity)
         if request.fetchBatchSize > 0, !pending, let ids = try storeObjectIDs(request, entity: entity) {
@@ -176,7 +179,7 @@ extension NSManagedObjectContext {
         } else {
             guard let coordinator = persistentStoreCoordinator else { return [] }
             let storeRequest = StoreFetchRequest(request, entity: entity, paging: true)
-            var fetched = try coordinator.fetchRows(storeRequest, affectedStores: request.affectedStores, mergingPendingChanges: pending)
+            var fetched = try storeRows ?? coordinator.fetchRows(storeRequest, affectedStores: request.affectedStores, mergingPendingChanges: pending)
             native = fetched.isEvaluated
             objects = registeredObjects(for: fetched.takeRows(), refresh: request.shouldRefreshRefetchedObjects)
             if fetched.isComplete { return objects }
