@@ -116,6 +116,6 @@ struct NestedContextRowTests {
         try child.performAndWait { () throws in #expect(try Self.notes(child) == ["A": 1, "B": 2, "C": 3]) }
         let refreshing = Nesting.child(of: root)
         try refreshing.performAndWait { () throws in #expect(try Self.notes(refreshing, refresh: true) == ["A by other": 1, "B": 2, "C": 3]) }
-        try root.performAndWait { #expect(held.value(forKey: "title") as? String == "A by other") }
+        root.performAndWait { #expect(held.value(forKey: "title") as? String == "A by other") }
     }
 }
