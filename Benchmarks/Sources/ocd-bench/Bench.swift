@@ -27,6 +27,8 @@ struct Sizes {
     var w11Children = 10
     var w12Rows = 1_000_000
     var w13Saves = 1_000
+    var w14Objects = 100_000
+    var w14Edits = 1_000
     var w15Users = 10_000
 
     static let full = Sizes()
@@ -45,6 +47,7 @@ struct Sizes {
         w11Parents: 500, w11Children: 10,
         w12Rows: 5_000,
         w13Saves: 50,
+        w14Objects: 2_000, w14Edits: 100,
         w15Users: 1_000)
 }
 

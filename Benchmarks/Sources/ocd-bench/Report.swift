@@ -107,6 +107,15 @@ enum Report {
         peakTarget("W9-batch500", megabytes: 100)
         // Issue 16: a migration of a million rows stays under 300 MB.
         peakTarget("W11", megabytes: 300)
+        // Issue 19: a fetched results controller reports one edit at least 50× cheaper than refetching.
+        if let edit = result("W14-edit"), let refetch = result("W14-refetch") {
+            for comparator in [Comparator.ocdKVC, .ocdTyped] {
+                guard let editTime = edit.measurements[comparator]?.median, editTime > 0,
+                      let refetchTime = refetch.measurements[comparator]?.median else { continue }
+                let value = refetchTime / editTime
+                lines.append("- W14-refetch ÷ W14-edit \(comparator.title) ≥ 50×: \(ratio(value)) — \(value >= 50 ? "met" : "MISSED")")
+            }
+        }
         // Issue 18: editing through a child context costs at most 1.3× editing in the root.
         if let root = result("W15-root"), let child = result("W15-child") {
             for comparator in [Comparator.ocdKVC, .ocdTyped] {

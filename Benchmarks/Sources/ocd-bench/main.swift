@@ -18,6 +18,7 @@ let workloads: [(name: String, cases: [String], make: (Bench) throws -> [BenchCa
     ("W11", ["W11"], W11.cases),
     ("W12", ["W12"], W12.cases),
     ("W13", ["W13-median", "W13-p99"], W13.cases),
+    ("W14", ["W14-edit", "W14-refetch"], W14.cases),
     ("W15", ["W15-root", "W15-child"], W15.cases),
 ]
 

@@ -42,15 +42,37 @@ enum Output {
     /// The table of a page of to-dos, with where the page sits.
     static func todoTable(_ page: TodoPage) -> String {
         if page.total == 0 { return "No to-dos." }
+        let pages = max(1, (page.total + page.pageSize - 1) / page.pageSize)
+        let table = table(headers: todoHeaders, rows: page.items.map(todoRow), empty: "No to-dos on this page.")
+        return table + "\n" + "Page \(page.page) of \(pages) (\(page.total) to-do(s))"
+    }
+
+    /// The table a live list (`list --follow`) starts with: every matching to-do.
+    static func followTable(_ items: [TodoItem]) -> String {
+        if items.isEmpty { return "No to-dos." }
+        return table(headers: todoHeaders, rows: items.map(todoRow)) + "\n" + "\(items.count) to-do(s)"
+    }
+
+    /// One line per change of a live list, e.g. `moved 3f2a1b2c [x] "Buy milk" from row 3 to row 1`.
+    static func changeLine(_ change: TodoChange) -> String {
+        let item = change.item
+        var text = "\(change.kind.rawValue) \(shortId(item.id)) \(item.isDone ? "[x]" : "[ ]") \"\(item.title)\""
+        switch change.kind {
+        case .inserted: text += change.newRow.map { " at row \($0)" } ?? ""
+        case .deleted: text += change.oldRow.map { " from row \($0)" } ?? ""
+        case .moved: text += " from row \(change.oldRow ?? 0) to row \(change.newRow ?? 0)"
+        case .updated: text += (change.newRow ?? change.oldRow).map { " at row \($0)" } ?? ""
+        }
+        return text
+    }
+
+    private static let todoHeaders = ["ID", "DONE", "TITLE", "TAGS", "LOCATION", "UPDATED"]
+
+    private static func todoRow(_ item: TodoItem) -> [String] {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        let rows = page.items.map { item in
-            [Output.shortId(item.id), item.isDone ? "[x]" : "[ ]", item.title,
-             item.tags.map(\.title).joined(separator: ","), item.location?.placeName ?? "", formatter.string(from: item.updatedAt)]
-        }
-        let pages = max(1, (page.total + page.pageSize - 1) / page.pageSize)
-        let table = table(headers: ["ID", "DONE", "TITLE", "TAGS", "LOCATION", "UPDATED"], rows: rows, empty: "No to-dos on this page.")
-        return table + "\n" + "Page \(page.page) of \(pages) (\(page.total) to-do(s))"
+        return [shortId(item.id), item.isDone ? "[x]" : "[ ]", item.title,
+                item.tags.map(\.title).joined(separator: ","), item.location?.placeName ?? "", formatter.string(from: item.updatedAt)]
     }
 }

@@ -37,6 +37,11 @@ struct List: AsyncParsableCommand {
               todo list
               todo list --search milk --tag home --open
               todo list --done --page 2 --page-size 5 --json
+              todo list --follow --open     (keeps printing changes until interrupted)
+
+            With --follow, the list (every matching to-do, no paging) is followed by a line per
+            change that this or any other todo process saves: inserted, deleted, moved or updated,
+            with the to-do's rows before and after.
             """
     )
 
@@ -47,17 +52,43 @@ struct List: AsyncParsableCommand {
     @Flag(name: .long, help: "Only open to-dos.") var open = false
     @Option(name: .long, help: "The page to show, from 1.") var page = 1
     @Option(name: .long, help: "To-dos per page.") var pageSize = 20
+    @Flag(name: .long, help: "Keep running and print each change to the list, until interrupted.") var follow = false
+    @Option(name: .long, help: ArgumentHelp("With --follow: stop after this many batches of changes (for scripts).", valueName: "n"))
+    var changes: Int?
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
         if done && open { throw ValidationError("--done and --open exclude each other") }
+        if changes != nil && !follow { throw ValidationError("--changes needs --follow") }
+        if let changes, changes < 1 { throw ValidationError("--changes must be 1 or more (got \(changes))") }
+        if follow && options.json { throw ValidationError("--follow prints text, not --json") }
+        if follow && (page != 1 || pageSize != 20) { throw ValidationError("--follow shows every matching to-do: --page and --page-size don't apply") }
     }
 
     func run() async throws {
-        let repository = TodoRepository(container: try options.makeContainer())
         let isDone: Bool? = done ? true : (open ? false : nil)
+        if follow { return try await runFollowing(isDone: isDone) }
+        let repository = TodoRepository(container: try options.makeContainer())
         let result = try await repository.list(search: search, tag: tag, isDone: isDone, page: page, pageSize: pageSize)
         try options.print(result, orText: Output.todoTable(result))
+    }
+
+    /// `--follow`: the list, then a line per change, until interrupted or `--changes` batches.
+    private func runFollowing(isDone: Bool?) async throws {
+        let container = try options.makeContainer(watchingRemoteChanges: true)
+        let feed = try await TodoRepository(container: container).follow(search: search, tag: tag, isDone: isDone)
+        var batches = 0
+        for try await event in feed {
+            switch event {
+            case .list(let items):
+                Output.write(Output.followTable(items))
+                Output.writeError("Following \(container.persistentStoreCoordinator.persistentStores.first?.url?.path ?? "the store"); interrupt to stop.")
+            case .changes(let changes):
+                for change in changes { Output.write(Output.changeLine(change)) }
+                batches += 1
+                if let limit = self.changes, batches >= limit { return }
+            }
+        }
     }
 }
 

@@ -19,6 +19,7 @@ public struct TodoCommand: AsyncParsableCommand {
               todo tag rename errands chores
               todo export --output todos.json
               todo import todos.json --store /tmp/copy.sqlite
+              todo list --follow --open
               todo watch
             """,
         subcommands: [

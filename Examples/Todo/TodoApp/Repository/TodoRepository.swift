@@ -56,6 +56,20 @@ public struct TodoRepository: Sendable {
         return TodoPage(items: items, total: total, page: page, pageSize: pageSize)
     }
 
+    /// A live list of the to-dos matching a filter, newest first and without paging: the list at
+    /// once, then each batch of changes saved by this process's contexts or committed by other
+    /// processes (see `TodoDAO.follow`), until the stream is dropped.
+    ///
+    /// - Parameters:
+    ///   - search: Text the title contains, ignoring case and diacritics.
+    ///   - tag: Only to-dos with this tag (by title); an unknown tag throws.
+    ///   - isDone: Only done (true) or open (false) to-dos.
+    public func follow(search: String? = nil, tag: String? = nil, isDone: Bool? = nil) async throws
+        -> AsyncThrowingStream<TodoFeedEvent, any Error> {
+        let tagId = try await tag.asyncMap { try await tags.find($0).id }
+        return dao.follow(TodoQuery(search: search, tagId: tagId, isDone: isDone))
+    }
+
     /// The to-do whose id is, or starts with, `id`.
     public func get(_ id: String) async throws -> TodoItem {
         let fullId = try await resolve(id)
