@@ -228,27 +228,29 @@ struct CorpusTests {
         let (container, directory) = try makeContainer()
         defer { try? FileManager.default.removeItem(at: directory) }
         let context = container.viewContext
-        let milk = Item.make(in: context, title: "Milk")
-        let bread = Item.make(in: context, title: "Bread")
-        bread.priority = 1
-        try context.save()
-        let source = ItemListDataSource(context: context)
-        try source.load()
-        #expect(source.rows == [["Bread"], ["Milk"]])
-        #expect(source.titleForHeader(inSection: 0) == "1")
+        // On the main queue, as a view controller runs (the test itself runs elsewhere).
+        try context.performAndWait { () throws in
+            let milk = Item.make(in: context, title: "Milk")
+            let bread = Item.make(in: context, title: "Bread")
+            bread.priority = 1
+            try context.save()
+            let source = ItemListDataSource(context: context)
+            try source.load()
+            #expect(source.rows == [["Bread"], ["Milk"]])
+            #expect(source.titleForHeader(inSection: 0) == "1")
 
-        let eggs = Item.make(in: context, title: "Eggs")
-        eggs.priority = 1
-        context.processPendingChanges()
-        #expect(source.rows == [["Bread", "Eggs"], ["Milk"]])
-        milk.priority = 1
-        context.processPendingChanges()
-        #expect(source.rows == [["Bread", "Eggs", "Milk"]])
-        context.delete(bread)
-        try context.save()
-        #expect(source.rows == [["Eggs", "Milk"]])
-        // At least the three batches of edits (a main-queue context may also post on its own turn).
-        #expect(source.batches >= 3)
+            let eggs = Item.make(in: context, title: "Eggs")
+            eggs.priority = 1
+            context.processPendingChanges()
+            #expect(source.rows == [["Bread", "Eggs"], ["Milk"]])
+            milk.priority = 1
+            context.processPendingChanges()
+            #expect(source.rows == [["Bread", "Eggs", "Milk"]])
+            context.delete(bread)
+            try context.save()
+            #expect(source.rows == [["Eggs", "Milk"]])
+            #expect(source.batches >= 3)
+        }
     }
 
     @Test("A missing to-many NSSet defaults with ?? [] as on Apple platforms")

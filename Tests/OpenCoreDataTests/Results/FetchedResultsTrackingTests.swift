@@ -137,6 +137,34 @@ struct FetchedResultsTrackingTests {
         }
     }
 
+    @Test("A merged update of an object the context never held, that now matches the predicate, is inserted (Apple's since iOS 10)", arguments: StoreKind.allCases)
+    func mergedUpdateOfUnheldObject(_ kind: StoreKind) throws {
+        let (viewContext, background) = try kind.contextPair(Live.model())
+        let recorder = LiveRecorder()
+        try background.performAndWait { () throws in
+            Live.item("apple", group: "fruit", rank: 1, in: background)
+            Live.item("hidden", group: "fruit", rank: 2, visible: false, in: background)
+            try background.save()
+        }
+        let controller = try viewContext.performAndWait {
+            let controller = Live.controller(viewContext, NSPredicate(format: "visible == YES"))
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        let saves = NotificationLog([.NSManagedObjectContextDidSave], object: background)
+        try background.performAndWait { () throws in
+            try Self.object("hidden", background).setValue(true, forKey: "visible")
+            try background.save()
+        }
+        let saved = UncheckedBox(try #require(saves.notifications.last))
+        viewContext.performAndWait {
+            viewContext.mergeChanges(fromContextDidSave: saved.value)
+            #expect(recorder.take() == [.will, .object("hidden", .insert, nil, IndexPath(item: 1, section: 0)), .did])
+            #expect(controller.fetchedObjects?.map(Live.name) == ["apple", "hidden"])
+        }
+    }
+
     @Test("A child context's save pushed into the controller's context is reported there", arguments: StoreKind.allCases)
     func childPush(_ kind: StoreKind) throws {
         let (context, controller, recorder) = try Self.setUp(kind)

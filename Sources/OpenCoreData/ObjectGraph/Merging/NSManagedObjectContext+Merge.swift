@@ -144,6 +144,11 @@ extension NSManagedObjectContext {
         // Updates first, so objects that pointed at deleted ones already hold their new rows.
         // One store query for every registered object the save changed.
         let changed = changes.updated.compactMap { registeredObject(for: $0) }
+        if parentStorage == nil, changed.count < changes.updated.count {
+            // Rows this context does not hold may be cached from before the save (another
+            // coordinator's commit): drop them, so an object made for one later reads the new row.
+            persistentStoreCoordinator?.updateCachedSnapshots([], removing: changes.updated.filter { registeredObject(for: $0) == nil })
+        }
         if !changed.isEmpty {
             let latest = (try? sourceSnapshots(for: changed.map(\.objectID))) ?? []
             if parentStorage == nil, case .unpinned = queryGenerationState { persistentStoreCoordinator?.cacheSnapshots(latest, pinnedBy: self) }

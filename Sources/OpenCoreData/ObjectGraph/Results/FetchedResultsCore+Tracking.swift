@@ -108,6 +108,24 @@ extension FetchedResultsCore {
         deliver(changes)
     }
 
+    /// A merge updated rows of objects this context did not hold, so `ObjectsDidChange` could
+    /// not list them: one of them may now match. Each of the results' entity is made (a fault
+    /// that reads the merged row) and placed like an updated object, as Apple's controller
+    /// places such objects since iOS 10.
+    func contextDidMerge(_ note: Notification) {
+        guard hasFetched, tracksObjects, isTracking, let context, let entity,
+              let updated = note.userInfo?[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID> else { return }
+        let refreshed = note.userInfo?[NSRefreshedObjectIDsKey] as? Set<NSManagedObjectID> ?? []
+        var objects = Set<NSManagedObject>()
+        for id in updated where !refreshed.contains(id) && id.entity.isKindOf(entity: entity) {
+            let object = context.object(with: id)
+            if members[ObjectIdentifier(object)] == nil { objects.insert(object) }
+        }
+        guard !objects.isEmpty else { return }
+        contextDidChange(Notification(name: .NSManagedObjectContextObjectsDidChange, object: context,
+                                      userInfo: [NSUpdatedObjectsKey: objects]))
+    }
+
     /// The managed objects in a notification's value (a set, an array, or an `NSSet`).
     private static func objects(_ value: Any?) -> [NSManagedObject] {
         guard let value else { return [] }

@@ -79,6 +79,7 @@ package final class FetchedResultsCore: @unchecked Sendable {
     var listeners: [Int: (FetchedResultsChangeSet) -> Void] = [:]
     private var nextListener = 0
     private var observer: (any NSObjectProtocol)?
+    private var mergeObserver: (any NSObjectProtocol)?
 
     init(context: NSManagedObjectContext, sectionNameKeyPath: String?, cacheName: String?) {
         self.context = context
@@ -312,11 +313,18 @@ package final class FetchedResultsCore: @unchecked Sendable {
         ) { [weak self] note in
             self?.contextDidChange(note)
         }
+        mergeObserver = NotificationCenter.default.addObserver(
+            forName: NSManagedObjectContext.didMergeChangesObjectIDsNotification, object: context, queue: nil
+        ) { [weak self] note in
+            self?.contextDidMerge(note)
+        }
     }
 
     func stopTracking() {
         if let observer { NotificationCenter.default.removeObserver(observer) }
+        if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
         observer = nil
+        mergeObserver = nil
     }
 
     /// Marks the results changed (fronts drop their typed copies).
