@@ -3,6 +3,11 @@ import OpenCoreData
 import Testing
 
 /// Runs the corpus's Apple-platform code and checks that it behaves as it does with Core Data.
+///
+/// On the main actor, as the app code it stands for runs (XCTest runs there too): the corpus uses
+/// the container's main-queue `viewContext` directly, and off the main queue the context's own
+/// end-of-turn `processPendingChanges()` would race the test's edits.
+@MainActor
 @Suite("Compatibility corpus")
 struct CorpusTests {
     /// A container on the corpus model with a private SQLite store, as the app template's.

@@ -97,7 +97,7 @@ extension NSManagedObjectContext {
         for object in pendingInserted.values { object.insertedChangeNoted = false }
         let updatedNow = Set(pendingUpdated.values.filter { object in
             object.insertedChangeNoted = false
-            return !object.deletedFlag && (!object.insertedFlag || pendingInserted[ObjectIdentifier(object)] == nil)
+            return !object.deletedFlag && (!object.insertedFlag || !insertedNow.contains(object))
         })
         let deletedNow = Set(pendingDeleted.values)
         pendingInserted = [:]
