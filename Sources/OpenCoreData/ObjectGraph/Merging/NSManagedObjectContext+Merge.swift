@@ -143,11 +143,15 @@ extension NSManagedObjectContext {
 
         // Updates first, so objects that pointed at deleted ones already hold their new rows.
         // One store query for every registered object the save changed.
-        let changed = changes.updated.compactMap { registeredObject(for: $0) }
-        if parentStorage == nil, changed.count < changes.updated.count {
+        var changed: [NSManagedObject] = []
+        var unheld: [NSManagedObjectID] = []
+        for id in changes.updated {
+            if let object = registeredObject(for: id) { changed.append(object) } else { unheld.append(id) }
+        }
+        if parentStorage == nil, !unheld.isEmpty {
             // Rows this context does not hold may be cached from before the save (another
             // coordinator's commit): drop them, so an object made for one later reads the new row.
-            persistentStoreCoordinator?.updateCachedSnapshots([], removing: changes.updated.filter { registeredObject(for: $0) == nil })
+            persistentStoreCoordinator?.updateCachedSnapshots([], removing: unheld)
         }
         if !changed.isEmpty {
             let latest = (try? sourceSnapshots(for: changed.map(\.objectID))) ?? []

@@ -333,18 +333,6 @@ extension FetchedResultsCore {
         return changeSet(records, oldSections: oldSections, oldStarts: SectionStarts(oldSections), reload: duplicated)
     }
 
-    /// Runs of equal section names, even when a name comes back (results whose order breaks the
-    /// sections; Apple logs an error for them).
-    private static func looseRuns(of rows: [FetchedRow]) -> [FetchedSectionRun] {
-        var runs: [FetchedSectionRun] = []
-        for row in rows {
-            if let last = runs.indices.last, runs[last].name == row.keys.section { runs[last].count += 1 } else {
-                runs.append(FetchedSectionRun(name: row.keys.section, count: 1))
-            }
-        }
-        return runs
-    }
-
     // MARK: - Reporting
 
     /// Turns the records of a batch into the reported changes, the results being in their new state.

@@ -155,17 +155,26 @@ package final class FetchedResultsCore: @unchecked Sendable {
     /// is an error, as Apple reports an "out of order section name".
     static func sectionRuns(of rows: [FetchedRow], sectioned: Bool) throws -> [FetchedSectionRun] {
         guard sectioned else { return [FetchedSectionRun(name: "", count: rows.count)] }
-        var runs: [FetchedSectionRun] = []
+        let runs = looseRuns(of: rows)
         var seen = Set<String>()
-        for (index, row) in rows.enumerated() {
-            if let last = runs.indices.last, runs[last].name == row.keys.section {
-                runs[last].count += 1
-                continue
+        var start = 0
+        for run in runs {
+            guard seen.insert(run.name).inserted else {
+                throw CoreDataError.make(NSCoreDataError, "NSFetchedResultsController: the fetched object at index \(start) has an out of order section name '\(run.name)'. Objects must be sorted by section name: make the first sort descriptor order the section key path's values.")
             }
-            guard seen.insert(row.keys.section).inserted else {
-                throw CoreDataError.make(NSCoreDataError, "NSFetchedResultsController: the fetched object at index \(index) has an out of order section name '\(row.keys.section)'. Objects must be sorted by section name: make the first sort descriptor order the section key path's values.")
+            start += run.count
+        }
+        return runs
+    }
+
+    /// Runs of equal section names, even when a name comes back (results whose order breaks the
+    /// sections; Apple logs an error for them).
+    static func looseRuns(of rows: [FetchedRow]) -> [FetchedSectionRun] {
+        var runs: [FetchedSectionRun] = []
+        for row in rows {
+            if let last = runs.indices.last, runs[last].name == row.keys.section { runs[last].count += 1 } else {
+                runs.append(FetchedSectionRun(name: row.keys.section, count: 1))
             }
-            runs.append(FetchedSectionRun(name: row.keys.section, count: 1))
         }
         return runs
     }
