@@ -34,6 +34,9 @@ struct FetchedResultsPropertyTests {
             try context.save()
             let controller = Live.controller(context, predicate, sectioned: sectioned)
             controller.delegate = recorder
+            // Chunks of 4 results (and 4 sections), so that the batches split and merge the
+            // chunked lists the results are kept in, as 512-result chunks do at 100,000 results.
+            controller.sharedCore.chunkCapacity = 4
             try controller.performFetch()
             var layout = Live.layout(controller)
             #expect(layout == (try Live.freshLayout(context, predicate, sectioned: sectioned)))

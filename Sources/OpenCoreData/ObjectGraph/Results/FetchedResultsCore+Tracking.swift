@@ -18,13 +18,17 @@ private struct FetchedRecord {
     let candidate: FetchedCandidate
     var oldIndex: Int?
     var newIndex: Int?
+    /// Its index path before the batch, and after.
+    var oldPath: IndexPath?
+    var newPath: IndexPath?
     /// Its neighbours before the batch (for telling a real move from one in place).
     var oldNeighbours: (AnyObject?, AnyObject?) = (nil, nil)
     /// Whether it stays a result with keys that place it differently (set when both are known).
     var keysChanged = false
 }
 
-/// Row index → index path over a list of section runs, in O(log sections).
+/// Row index → index path over an array of section runs, in O(log sections) (the refetch path's
+/// old and new states).
 private struct SectionStarts {
     let starts: [Int]
 
@@ -173,37 +177,48 @@ extension FetchedResultsCore {
 
     // MARK: - Incremental placing
 
-    /// Moves each candidate out of its old place and into its new one by binary search, in
-    /// O(log n) comparisons per candidate. Answers `nil`, with the results untouched, when the
-    /// batch would break the sections' contiguity (the refetch path then reports it).
+    /// Moves each candidate out of its old place and into its new one by binary search. Every
+    /// step is O(log n) (the results and the sections are `ChunkedList`s): finding a candidate,
+    /// its index path, its neighbours, removing and inserting it, and the section it joins or
+    /// leaves. Answers `nil`, with the results untouched, when the batch would break the
+    /// sections' contiguity (the refetch path then reports it).
     private func placeIncrementally(_ candidates: [FetchedCandidate]) -> FetchedResultsChangeSet? {
+        let sectioned = sectionNameKeyPath != nil
         var records: [FetchedRecord] = []
         records.reserveCapacity(candidates.count)
+        // The section names the batch touches: whether each had a section before it, and the
+        // index of the sections candidates leave.
+        var existed: [String: Bool] = [:]
+        var leftSections: [String: Int] = [:]
         for candidate in candidates {
             var record = FetchedRecord(candidate: candidate)
             if let old = candidate.old {
                 guard let index = index(of: candidate.object, keys: old) else { return nil }
+                let path = indexPath(forRow: index)
                 record.oldIndex = index
+                record.oldPath = path
                 record.oldNeighbours = (index > 0 ? rows[index - 1].object : nil,
                                         index + 1 < rows.count ? rows[index + 1].object : nil)
                 if let new = candidate.new { record.keysChanged = !samePlace(old, new) }
+                leftSections[old.section] = path.section
+            }
+            for name in [candidate.old?.section, candidate.new?.section] {
+                if let name, existed[name] == nil { existed[name] = hasSection(named: name) }
             }
             records.append(record)
         }
-        let oldSections = sections
-        let oldStarts = SectionStarts(oldSections)
-        let sectioned = sectionNameKeyPath != nil
 
+        var log: [FetchedSectionEdit] = []
         // Out: every result that leaves or moves, from the back so indices stay valid.
         let leaving = records.indices.filter { records[$0].oldIndex != nil && (records[$0].candidate.new == nil || records[$0].keysChanged) }
             .sorted { records[$0].oldIndex! > records[$1].oldIndex! }
         var removed: [FetchedRow] = []
         for position in leaving {
             let index = records[position].oldIndex!
-            let section = oldStarts.indexPath(forRow: index).section
+            let section = section(containing: index).section
             removed.append(rows.remove(at: index))
-            sections[section].count -= 1
-            if sectioned && sections[section].count == 0 { sections.remove(at: section) }
+            countSection(at: section, by: -1, log: &log)
+            if sectioned && sections[section].count == 0 { removeSection(at: section, log: &log) }
         }
         // In: every result that enters or moves.
         var valid = true
@@ -213,9 +228,9 @@ extension FetchedResultsCore {
             guard let keys = candidate.new else { continue }
             let index = searchIndex(candidate.object, keys)
             rows.insert(FetchedRow(object: candidate.object, keys: keys), at: index)
-            if !placeInSection(row: index, name: keys.section) { valid = false }
+            if !placeInSection(row: index, name: keys.section, log: &log) { valid = false }
         }
-        if valid && sectioned { valid = Set(sections.map(\.name)).count == sections.count }
+        if valid && sectioned { valid = duplicatedSectionNames == 0 }
         guard valid else {
             // Put everything back as it was.
             for position in entering {
@@ -224,7 +239,7 @@ extension FetchedResultsCore {
                 }
             }
             for row in removed { rows.insert(row, at: searchIndex(row.object, row.keys)) }
-            sections = oldSections
+            undoSectionEdits(log)
             return nil
         }
 
@@ -237,35 +252,62 @@ extension FetchedResultsCore {
                 rows[index].keys = new
             }
         }
-        for position in records.indices where records[position].candidate.new != nil {
-            records[position].newIndex = index(of: records[position].candidate.object, keys: records[position].candidate.new!)
+        for position in records.indices {
+            guard let new = records[position].candidate.new,
+                  let index = index(of: records[position].candidate.object, keys: new) else { continue }
+            records[position].newIndex = index
+            records[position].newPath = indexPath(forRow: index)
         }
-        return changeSet(records, oldSections: oldSections, oldStarts: oldStarts, reload: false)
+
+        // Sections, by name: those whose last result left, and those a result started.
+        var sectionChanges: [FetchedSectionChange] = []
+        if sectioned {
+            for (name, index) in leftSections.filter({ !hasSection(named: $0.key) }).sorted(by: { $0.value > $1.value }) {
+                sectionChanges.append(FetchedSectionChange(
+                    info: FetchedResultsSection(name: name, indexTitle: indexTitle(for: name), members: []),
+                    index: index, type: .delete))
+            }
+            var started: [String: Int] = [:]
+            for record in records {
+                guard let name = record.candidate.new?.section, existed[name] == false, started[name] == nil,
+                      let section = record.newPath?.section else { continue }
+                started[name] = section
+            }
+            for (name, index) in started.sorted(by: { $0.value < $1.value }) {
+                let start = sections.weight(before: index)
+                let members = rows.elements(in: start..<(start + sections[index].count))
+                sectionChanges.append(FetchedSectionChange(
+                    info: FetchedResultsSection(name: name, indexTitle: indexTitle(for: name), members: members[...]),
+                    index: index, type: .insert))
+            }
+        }
+        return changeSet(records, sections: sectionChanges, reload: false)
     }
 
     /// Adds the row just inserted at `row` to a section: its neighbour's if it has that name,
     /// else a new section between theirs. Answers false if it lands inside another section.
-    private func placeInSection(row: Int, name: String) -> Bool {
+    private func placeInSection(row: Int, name: String, log: inout [FetchedSectionEdit]) -> Bool {
         guard sectionNameKeyPath != nil else {
-            sections[0].count += 1
+            countSection(at: 0, by: 1, log: &log)
             return true
         }
-        // Section indices over the runs as they were before this row went in.
+        // Section indices over the runs as they were before this row went in (they cover every
+        // row but this one).
         let previous = row > 0 ? section(containing: row - 1).section : nil
         let next = row + 1 < rows.count ? section(containing: row).section : nil
         if let previous, sections[previous].name == name {
-            sections[previous].count += 1
+            countSection(at: previous, by: 1, log: &log)
             return true
         }
         if let next, sections[next].name == name {
-            sections[next].count += 1
+            countSection(at: next, by: 1, log: &log)
             return true
         }
         if let previous, let next, previous == next {
-            sections[previous].count += 1  // keeps the counts whole until the batch is undone
+            countSection(at: previous, by: 1, log: &log)  // keeps the counts whole until the batch is undone
             return false
         }
-        sections.insert(FetchedSectionRun(name: name, count: 1), at: previous.map { $0 + 1 } ?? 0)
+        insertSection(FetchedSectionRun(name: name, count: 1), at: previous.map { $0 + 1 } ?? 0, log: &log)
         return true
     }
 
@@ -277,11 +319,12 @@ extension FetchedResultsCore {
     private func refetch(_ candidates: [FetchedCandidate]) -> FetchedResultsChangeSet {
         guard let fetch, let context, let fetched = try? fetch(context) else { return FetchedResultsChangeSet() }
         let results = fetched.1
-        let oldRows = rows, oldSections = sections
+        let oldRows = Array(rows), oldSections = Array(sections)
         var newRows = results.map { FetchedRow(object: $0, keys: keys(of: $0)) }
         newRows.sort { order($0, $1) == .orderedAscending }
         let newSections = (try? Self.sectionRuns(of: newRows, sectioned: sectionNameKeyPath != nil))
             ?? Self.looseRuns(of: newRows)
+        let oldStarts = SectionStarts(oldSections), newStarts = SectionStarts(newSections)
 
         var oldIndex: [ObjectIdentifier: Int] = [:]
         for (index, row) in oldRows.enumerated() { oldIndex[ObjectIdentifier(row.object)] = index }
@@ -290,47 +333,63 @@ extension FetchedResultsCore {
         var updated = Set<ObjectIdentifier>()
         for candidate in candidates where candidate.updated { updated.insert(ObjectIdentifier(candidate.object)) }
 
-        var records: [FetchedRecord] = []
-        for (index, row) in oldRows.enumerated() {
-            guard let object = row.object as? NSManagedObject else { continue }
-            let key = ObjectIdentifier(object)
-            let after = newIndex[key]
-            let new = after.map { newRows[$0].keys }
-            if let new, samePlace(row.keys, new), !updated.contains(key) { continue }
-            var record = FetchedRecord(candidate: FetchedCandidate(object: object, old: row.keys, new: new, updated: updated.contains(key)))
-            record.oldIndex = index
-            record.newIndex = after
-            record.oldNeighbours = (index > 0 ? oldRows[index - 1].object : nil, index + 1 < oldRows.count ? oldRows[index + 1].object : nil)
-            if let new { record.keysChanged = !samePlace(row.keys, new) }
-            records.append(record)
-        }
-        for (index, row) in newRows.enumerated() where oldIndex[ObjectIdentifier(row.object)] == nil {
-            guard let object = row.object as? NSManagedObject else { continue }
-            var record = FetchedRecord(candidate: FetchedCandidate(object: object, old: nil, new: row.keys, updated: false))
-            record.newIndex = index
-            records.append(record)
+        func record(_ object: NSManagedObject, old: Int?, new: Int?, updated: Bool) -> FetchedRecord {
+            var record = FetchedRecord(candidate: FetchedCandidate(
+                object: object, old: old.map { oldRows[$0].keys }, new: new.map { newRows[$0].keys }, updated: updated))
+            record.oldIndex = old
+            record.newIndex = new
+            record.oldPath = old.map(oldStarts.indexPath(forRow:))
+            record.newPath = new.map(newStarts.indexPath(forRow:))
+            if let old {
+                record.oldNeighbours = (old > 0 ? oldRows[old - 1].object : nil,
+                                        old + 1 < oldRows.count ? oldRows[old + 1].object : nil)
+            }
+            if let old = record.candidate.old, let new = record.candidate.new { record.keysChanged = !samePlace(old, new) }
+            return record
         }
 
-        rows = newRows
-        sections = newSections
-        members = [:]
-        for row in rows { members[ObjectIdentifier(row.object)] = row.keys }
+        var records: [FetchedRecord] = []
         let duplicated = Set(oldSections.map(\.name)).count != oldSections.count || Set(newSections.map(\.name)).count != newSections.count
         if duplicated {
             // Sections that cannot be told apart by name: report everything as gone and back.
-            records = oldRows.enumerated().compactMap { index, row in
-                guard let object = row.object as? NSManagedObject else { return nil }
-                var record = FetchedRecord(candidate: FetchedCandidate(object: object, old: row.keys, new: nil, updated: false))
-                record.oldIndex = index
-                return record
-            } + newRows.enumerated().compactMap { index, row in
-                guard let object = row.object as? NSManagedObject else { return nil }
-                var record = FetchedRecord(candidate: FetchedCandidate(object: object, old: nil, new: row.keys, updated: false))
-                record.newIndex = index
-                return record
+            for (index, row) in oldRows.enumerated() {
+                if let object = row.object as? NSManagedObject { records.append(record(object, old: index, new: nil, updated: false)) }
+            }
+            for (index, row) in newRows.enumerated() {
+                if let object = row.object as? NSManagedObject { records.append(record(object, old: nil, new: index, updated: false)) }
+            }
+        } else {
+            for (index, row) in oldRows.enumerated() {
+                guard let object = row.object as? NSManagedObject else { continue }
+                let key = ObjectIdentifier(object)
+                let after = newIndex[key]
+                if let after, samePlace(row.keys, newRows[after].keys), !updated.contains(key) { continue }
+                records.append(record(object, old: index, new: after, updated: updated.contains(key)))
+            }
+            for (index, row) in newRows.enumerated() where oldIndex[ObjectIdentifier(row.object)] == nil {
+                if let object = row.object as? NSManagedObject { records.append(record(object, old: nil, new: index, updated: false)) }
             }
         }
-        return changeSet(records, oldSections: oldSections, oldStarts: SectionStarts(oldSections), reload: duplicated)
+
+        // Sections, by name (with `duplicated`, every old one goes and every new one comes).
+        var sectionChanges: [FetchedSectionChange] = []
+        if sectionNameKeyPath != nil {
+            let oldNames = Set(oldSections.map(\.name)), newNames = Set(newSections.map(\.name))
+            for (index, run) in oldSections.enumerated().reversed() where duplicated || !newNames.contains(run.name) {
+                sectionChanges.append(FetchedSectionChange(
+                    info: FetchedResultsSection(name: run.name, indexTitle: indexTitle(for: run.name), members: []),
+                    index: index, type: .delete))
+            }
+            for (index, run) in newSections.enumerated() where duplicated || !oldNames.contains(run.name) {
+                let start = newStarts.starts[index]
+                sectionChanges.append(FetchedSectionChange(
+                    info: FetchedResultsSection(name: run.name, indexTitle: indexTitle(for: run.name),
+                                                members: newRows[start..<(start + run.count)]),
+                    index: index, type: .insert))
+            }
+        }
+        replace(rows: newRows, sections: newSections)
+        return changeSet(records, sections: sectionChanges, reload: duplicated)
     }
 
     // MARK: - Reporting
@@ -339,29 +398,12 @@ extension FetchedResultsCore {
     ///
     /// A result whose keys changed is a move unless it kept both neighbours and they did not move
     /// either: then its order against every other result is unchanged and it is an update (no
-    /// "move from X to X"). With `reload`, every old section is deleted and every new one inserted.
-    private func changeSet(_ records: [FetchedRecord], oldSections: [FetchedSectionRun],
-                           oldStarts: SectionStarts, reload: Bool) -> FetchedResultsChangeSet {
+    /// "move from X to X"). With `reload` (every old section deleted and every new one inserted)
+    /// nothing is in place.
+    private func changeSet(_ records: [FetchedRecord], sections sectionChanges: [FetchedSectionChange],
+                           reload: Bool) -> FetchedResultsChangeSet {
         var changes = FetchedResultsChangeSet()
-        let newStarts = SectionStarts(sections)
-
-        // Sections, by name.
-        let sectioned = sectionNameKeyPath != nil
-        if sectioned {
-            let oldNames = Set(oldSections.map(\.name)), newNames = Set(sections.map(\.name))
-            for (index, run) in oldSections.enumerated().reversed() where reload || !newNames.contains(run.name) {
-                changes.sections.append(FetchedSectionChange(
-                    info: FetchedResultsSection(name: run.name, indexTitle: indexTitle(for: run.name), members: []),
-                    index: index, type: .delete))
-            }
-            for (index, run) in sections.enumerated() where reload || !oldNames.contains(run.name) {
-                let start = newStarts.starts[index]
-                changes.sections.append(FetchedSectionChange(
-                    info: FetchedResultsSection(name: run.name, indexTitle: indexTitle(for: run.name),
-                                                members: rows[start..<(start + run.count)]),
-                    index: index, type: .insert))
-            }
-        }
+        changes.sections = sectionChanges
 
         var moved = Set<ObjectIdentifier>()
         for record in records where record.oldIndex == nil || record.newIndex == nil || record.keysChanged {
@@ -378,8 +420,7 @@ extension FetchedResultsCore {
         var insertions: [CollectionDifference<NSManagedObjectID>.Change] = []
         for record in records {
             let object = record.candidate.object
-            let oldPath = record.oldIndex.map(oldStarts.indexPath(forRow:))
-            let newPath = record.newIndex.map(newStarts.indexPath(forRow:))
+            let oldPath = record.oldPath, newPath = record.newPath
             switch (record.oldIndex, record.newIndex) {
             case (let old?, nil):
                 deletes.append((old, FetchedObjectChange(object: object, type: .delete, indexPath: oldPath, newIndexPath: nil)))

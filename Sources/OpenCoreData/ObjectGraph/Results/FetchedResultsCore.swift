@@ -21,10 +21,23 @@ package struct FetchedRow {
     var keys: FetchedKeys
 }
 
+extension FetchedRow: ChunkWeighted {
+    var chunkWeight: Int { 1 }
+}
+
 /// A run of consecutive results with one section name.
-struct FetchedSectionRun {
+struct FetchedSectionRun: ChunkWeighted {
     var name: String
     var count: Int
+
+    var chunkWeight: Int { count }
+}
+
+/// One change to the sections during an incremental batch, kept to undo the batch.
+enum FetchedSectionEdit {
+    case inserted(at: Int)
+    case removed(FetchedSectionRun, at: Int)
+    case counted(at: Int, by: Int)
 }
 
 // MARK: - Core
@@ -34,7 +47,9 @@ struct FetchedSectionRun {
 /// the delegate's `NSFetchedResultsController<NSFetchRequestResult>` is another front on the same core.
 ///
 /// Order: the sort descriptors, then (for objects they find equal) the objects' identities, so
-/// that every object has one place a binary search finds in O(log *n*) comparisons.
+/// that every object has one place a binary search finds in O(log *n*) comparisons. The results
+/// and the sections are `ChunkedList`s, so that placing a changed object, and turning its row
+/// index into an index path, costs O(log *n*) rather than an array's O(*n*) shift.
 ///
 /// `@unchecked Sendable` so that the notification observer's closure may hold it weakly: the core
 /// is used only on its context's queue (Apple's rule for the controller), and `ObjectsDidChange`
@@ -58,10 +73,17 @@ package final class FetchedResultsCore: @unchecked Sendable {
     private(set) var hasFetched = false
     /// Bumped whenever the results change (fronts cache typed copies by it).
     private(set) var version = 0
+    /// The chunk size of `rows` and `sections` from the next fetch on (tests make it tiny so
+    /// that a few hundred results split and merge chunks).
+    var chunkCapacity = 512
     /// The results in order.
-    var rows: [FetchedRow] = []
-    /// The sections, as runs over `rows`.
-    var sections: [FetchedSectionRun] = []
+    var rows = ChunkedList<FetchedRow>()
+    /// The sections, as runs over `rows` (weighted by their counts, so a row offset finds its section).
+    private(set) var sections = ChunkedList<FetchedSectionRun>()
+    /// How many sections have each name, and how many names more than one section has (a
+    /// batch that leaves such a name has broken the sections' order).
+    private var sectionNameCounts: [String: Int] = [:]
+    private(set) var duplicatedSectionNames = 0
     /// The keys each tracked result was placed by.
     var members: [ObjectIdentifier: FetchedKeys] = [:]
 
@@ -111,13 +133,7 @@ package final class FetchedResultsCore: @unchecked Sendable {
         var newRows = results.map { FetchedRow(object: $0, keys: keys(of: $0)) }
         if tracksObjects { sortIfNeeded(&newRows) }
         let newSections = try Self.sectionRuns(of: newRows, sectioned: sectionNameKeyPath != nil)
-        rows = newRows
-        sections = newSections
-        members = [:]
-        if tracksObjects {
-            members.reserveCapacity(rows.count)
-            for row in rows { members[ObjectIdentifier(row.object)] = row.keys }
-        }
+        replace(rows: newRows, sections: newSections)
         hasFetched = true
         version &+= 1
         startTracking()
@@ -179,6 +195,60 @@ package final class FetchedResultsCore: @unchecked Sendable {
         return runs
     }
 
+    /// Makes `newRows` and `newSections` the results, and every row a member.
+    func replace(rows newRows: [FetchedRow], sections newSections: [FetchedSectionRun]) {
+        rows = ChunkedList(newRows, capacity: chunkCapacity)
+        sections = ChunkedList(newSections, capacity: chunkCapacity)
+        sectionNameCounts = [:]
+        duplicatedSectionNames = 0
+        for run in newSections {
+            sectionNameCounts[run.name, default: 0] += 1
+            if sectionNameCounts[run.name] == 2 { duplicatedSectionNames += 1 }
+        }
+        members = [:]
+        if tracksObjects {
+            members.reserveCapacity(newRows.count)
+            for row in newRows { members[ObjectIdentifier(row.object)] = row.keys }
+        }
+    }
+
+    /// Whether a section has `name` now.
+    func hasSection(named name: String) -> Bool { sectionNameCounts[name] != nil }
+
+    // MARK: - Editing sections
+
+    func insertSection(_ run: FetchedSectionRun, at index: Int, log: inout [FetchedSectionEdit]) {
+        sections.insert(run, at: index)
+        sectionNameCounts[run.name, default: 0] += 1
+        if sectionNameCounts[run.name] == 2 { duplicatedSectionNames += 1 }
+        log.append(.inserted(at: index))
+    }
+
+    func removeSection(at index: Int, log: inout [FetchedSectionEdit]) {
+        let run = sections.remove(at: index)
+        let left = (sectionNameCounts[run.name] ?? 1) - 1
+        if left == 1 { duplicatedSectionNames -= 1 }
+        sectionNameCounts[run.name] = left == 0 ? nil : left
+        log.append(.removed(run, at: index))
+    }
+
+    func countSection(at index: Int, by delta: Int, log: inout [FetchedSectionEdit]) {
+        sections[index].count += delta
+        log.append(.counted(at: index, by: delta))
+    }
+
+    /// Undoes the section edits of a batch, last first.
+    func undoSectionEdits(_ log: [FetchedSectionEdit]) {
+        var scratch: [FetchedSectionEdit] = []
+        for edit in log.reversed() {
+            switch edit {
+            case .inserted(let index): removeSection(at: index, log: &scratch)
+            case .removed(let run, let index): insertSection(run, at: index, log: &scratch)
+            case .counted(let index, let delta): countSection(at: index, by: -delta, log: &scratch)
+            }
+        }
+    }
+
     // MARK: - Order
 
     /// The controller's order of two rows: sort keys, then identity.
@@ -207,16 +277,7 @@ package final class FetchedResultsCore: @unchecked Sendable {
 
     /// The first index whose row does not come before (`object`, `keys`): where it is, or would go.
     func searchIndex(_ object: AnyObject, _ keys: FetchedKeys) -> Int {
-        var low = 0, high = rows.count
-        while low < high {
-            let middle = (low + high) / 2
-            if order(rows[middle].object, rows[middle].keys, object, keys) == .orderedAscending {
-                low = middle + 1
-            } else {
-                high = middle
-            }
-        }
-        return low
+        rows.partitioningIndex { order($0.object, $0.keys, object, keys) != .orderedAscending }
     }
 
     /// The index of a tracked result placed by `keys`, or `nil` if it is not there.
@@ -227,14 +288,10 @@ package final class FetchedResultsCore: @unchecked Sendable {
 
     // MARK: - Positions
 
-    /// The section index and the offset of its first row, for a row index.
+    /// The section index and the offset of its first row, for a row index the sections cover.
     func section(containing index: Int) -> (section: Int, start: Int) {
-        var start = 0
-        for (section, run) in sections.enumerated() {
-            if index < start + run.count { return (section, start) }
-            start += run.count
-        }
-        return (max(sections.count - 1, 0), start - (sections.last?.count ?? 0))
+        let (section, start) = sections.locate(weightOffset: index)
+        return (section, start)
     }
 
     func indexPath(forRow index: Int) -> IndexPath {
@@ -243,11 +300,9 @@ package final class FetchedResultsCore: @unchecked Sendable {
     }
 
     func object(at indexPath: IndexPath) -> AnyObject? {
-        guard indexPath.count == 2, sections.indices.contains(indexPath.section) else { return nil }
-        var start = 0
-        for run in sections[..<indexPath.section] { start += run.count }
-        guard indexPath.item >= 0, indexPath.item < sections[indexPath.section].count else { return nil }
-        return rows[start + indexPath.item].object
+        guard indexPath.count == 2, indexPath.section >= 0, indexPath.section < sections.count,
+              indexPath.item >= 0, indexPath.item < sections[indexPath.section].count else { return nil }
+        return rows[sections.weight(before: indexPath.section) + indexPath.item].object
     }
 
     func indexPath(for object: AnyObject) -> IndexPath? {
@@ -256,18 +311,19 @@ package final class FetchedResultsCore: @unchecked Sendable {
             guard let keys = members[ObjectIdentifier(object)], let index = index(of: object, keys: keys) else { return nil }
             return indexPath(forRow: index)
         }
-        return rows.firstIndex { $0.object === object }.map(indexPath(forRow:))
+        return rows.enumerated().first { $0.element.object === object }.map { indexPath(forRow: $0.offset) }
     }
 
     // MARK: - Sections
 
     func sectionInfos() -> [any NSFetchedResultsSectionInfo]? {
         guard hasFetched else { return nil }
+        let all = Array(rows)
         var start = 0
         return sections.map { run in
             defer { start += run.count }
             return FetchedResultsSection(name: run.name, indexTitle: indexTitle(for: run.name),
-                                         members: rows[start..<(start + run.count)])
+                                         members: all[start..<(start + run.count)])
         }
     }
 
@@ -295,7 +351,7 @@ package final class FetchedResultsCore: @unchecked Sendable {
     }
 
     func section(forIndexTitle title: String, at sectionIndex: Int) -> Int {
-        if let found = sections.firstIndex(where: { indexTitle(for: $0.name) == title }) { return found }
+        if let found = sections.enumerated().first(where: { indexTitle(for: $0.element.name) == title }) { return found.offset }
         return min(max(sectionIndex, 0), max(sections.count - 1, 0))
     }
 

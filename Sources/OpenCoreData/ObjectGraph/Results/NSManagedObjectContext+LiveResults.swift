@@ -25,8 +25,9 @@ public struct FetchedResultsSnapshot: Sendable, Equatable {
         var start = 0
         var all: [NSManagedObjectID] = []
         all.reserveCapacity(core.rows.count)
+        let rows = Array(core.rows)
         for run in core.sections {
-            let ids = core.rows[start..<(start + run.count)].compactMap { ($0.object as? NSManagedObject)?.objectID }
+            let ids = rows[start..<(start + run.count)].compactMap { ($0.object as? NSManagedObject)?.objectID }
             all.append(contentsOf: ids)
             sections.append(Section(name: run.name, indexTitle: core.indexTitle(for: run.name), objectIDs: ids))
             start += run.count
