@@ -216,7 +216,7 @@ package struct ModelCodeGenerator {
             text += "    }\n\n"
         }
         if relationship.isOrdered {
-            let proxy = "mutableOrderedSetValue(forKey: \(keyLiteral))"
+            let proxy = "_orderedRelationshipEditor(forKey: \(keyLiteral))"
             method("insertInto\(suffix)(_ value: \(destination), at idx: Int)", ["\(proxy).insert(value, at: idx)"])
             method("removeFrom\(suffix)(at idx: Int)", ["\(proxy).removeObject(at: idx)"])
             method("insertInto\(suffix)(_ values: [\(destination)], at indexes: NSIndexSet)", ["\(proxy).insert(values, at: indexes as IndexSet)"])

@@ -14,11 +14,24 @@ extension NSManagedObject {
 
     /// A mutable ordered set that changes an ordered to-many relationship, with inverse maintenance.
     public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
+        RelationshipMutableOrderedSet(owner: self, index: orderedProxyIndex(forKey: key, caller: "mutableOrderedSetValue(forKey:)"))
+    }
+
+    /// What generated accessors (`addToItems(_:)`, `insertIntoItems(_:at:)`…) edit an ordered
+    /// to-many relationship through: `mutableOrderedSetValue(forKey:)`'s editing, without
+    /// mirroring the relationship for reading, which costs O(n) per set made. Its `array`,
+    /// `firstObject`, enumerators and iteration are empty; read the relationship itself.
+    public func _orderedRelationshipEditor(forKey key: String) -> NSMutableOrderedSet {
+        RelationshipMutableOrderedSet(owner: self, index: orderedProxyIndex(forKey: key, caller: "_orderedRelationshipEditor(forKey:)"),
+                                      mirrors: false)
+    }
+
+    private func orderedProxyIndex(forKey key: String, caller: String) -> Int {
         guard let index = layout.index(forKey: key), let relationship = layout.properties[index] as? NSRelationshipDescription,
               relationship.isToMany else {
-            CoreDataError.programmerError("mutableOrderedSetValue(forKey:): entity '\(entity.name ?? "?")' has no to-many relationship '\(key)'.")
+            CoreDataError.programmerError("\(caller): entity '\(entity.name ?? "?")' has no to-many relationship '\(key)'.")
         }
-        return RelationshipMutableOrderedSet(owner: self, index: index)
+        return index
     }
 
     /// The IDs of a relationship's destinations, without firing relationship faults where the IDs are known.
@@ -125,15 +138,9 @@ extension NSManagedObject {
         let relationship = layout.relationship(at: index)
         checkRelatable(object, key: relationship.name)
         let storage = loadedToMany(at: index)
-        if storage.objects.contains(object) {
-            if let position, let current = storage.objects.firstIndex(of: object), current != position {
-                willChangeSlot(index)
-                storage.objects.remove(at: current)
-                storage.objects.insert(object, at: min(position, storage.objects.count))
-                markChanged()
-            }
-            return
-        }
+        // A member stays where it is: NSMutableOrderedSet's add(_:) and insert(_:at:) do nothing
+        // for an object already in the set.
+        if storage.objects.contains(object) { return }
         willChangeSlot(index)
         if let position {
             storage.objects.insert(object, at: min(position, storage.objects.count))
@@ -262,6 +269,12 @@ final class RelationshipMutableSet: NSMutableSet {
         NSArray(array: Array(storage.objects)).objectEnumerator()
     }
 
+    // swift-corelibs-foundation's NSSet describes its own (empty) storage and then reads `count`
+    // descriptions from it, which traps for a subclass.
+    override func description(withLocale locale: Locale?) -> String {
+        NSSet(array: Array(storage.objects)).description(withLocale: locale)
+    }
+
     override func add(_ object: Any) {
         guard let object = object as? NSManagedObject else {
             CoreDataError.programmerError("Only managed objects can be added to relationship '\(owner.layout.properties[index].name)'.")
@@ -287,15 +300,39 @@ final class RelationshipMutableSet: NSMutableSet {
     }
 }
 
-/// The `NSMutableOrderedSet` that `mutableOrderedSetValue(forKey:)` returns.
+/// A weak reference to a mutable ordered set that mirrors a relationship.
+struct WeakOrderedSetMirror {
+    weak var set: RelationshipMutableOrderedSet?
+}
+
+/// The `NSMutableOrderedSet` that `mutableOrderedSetValue(forKey:)` returns: a live view of an
+/// ordered to-many relationship whose edits maintain inverses and are recorded as changes.
+///
+/// swift-corelibs-foundation's `NSOrderedSet` answers `array`, `set`, `firstObject`,
+/// `lastObject`, its enumerators, `reversed`, `description` and iteration (`for in`, `map`,
+/// `Array(_:)`) from storage of its own, in methods a subclass cannot override. So the set
+/// mirrors the relationship into that storage: when it is made, whenever the relationship's
+/// storage changes (the storage tells the sets that mirror it, whichever path changed it), and
+/// at each overridable call (which also catches a relationship reloaded since). Keeping the
+/// mirror costs a comparison of identities per element and an edit of the elements that changed.
 final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     private let owner: NSManagedObject
     private let index: Int
+    /// Whether the inherited storage mirrors the relationship (not for generated accessors,
+    /// which only edit).
+    private let mirrors: Bool
+    /// What the inherited storage holds, in order.
+    private var mirrored: [NSManagedObject] = []
+    /// Set while the inherited storage is edited through `super`, whose own calls to `count` and
+    /// `contains(_:)` must then see that storage.
+    private var editingMirror = false
 
-    init(owner: NSManagedObject, index: Int) {
+    init(owner: NSManagedObject, index: Int, mirrors: Bool = true) {
         self.owner = owner
         self.index = index
+        self.mirrors = mirrors
         super.init(capacity: 0)
+        if mirrors { syncMirror() }
     }
 
     required convenience init(arrayLiteral elements: Any...) {
@@ -306,9 +343,39 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         CoreDataError.programmerError("RelationshipMutableOrderedSet cannot be decoded.")
     }
 
-    private var storage: RelationshipStorage { owner.loadedToMany(at: index) }
+    /// The relationship's storage, mirrored first if it is not the storage mirrored last (a
+    /// relationship reloaded since).
+    private var storage: RelationshipStorage {
+        let storage = owner.loadedToMany(at: index)
+        if mirrors && !storage.mirrors.contains(where: { $0.set === self }) { syncMirror(storage) }
+        return storage
+    }
 
-    override var count: Int { storage.objects.count }
+    /// Makes the inherited storage equal to the relationship: keeps the common prefix and suffix
+    /// (compared by identity) and replaces what lies between.
+    func syncMirror(_ loaded: RelationshipStorage? = nil) {
+        guard mirrors, !editingMirror else { return }
+        let storage = loaded ?? owner.loadedToMany(at: index)
+        if !storage.mirrors.contains(where: { $0.set === self }) { storage.mirrors.append(WeakOrderedSetMirror(set: self)) }
+        let current = storage.objects.elements
+        let common = Swift.min(current.count, mirrored.count)
+        var prefix = 0
+        while prefix < common && current[prefix] === mirrored[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < common - prefix && current[current.count - 1 - suffix] === mirrored[mirrored.count - 1 - suffix] { suffix += 1 }
+        if prefix == current.count && prefix == mirrored.count { return }
+        editingMirror = true
+        defer { editingMirror = false }
+        for position in stride(from: mirrored.count - suffix - 1, through: prefix, by: -1) {
+            super.removeObject(at: position)
+        }
+        for (offset, object) in current[prefix..<(current.count - suffix)].enumerated() {
+            super.insert(object, at: prefix + offset)
+        }
+        mirrored = Array(current)
+    }
+
+    override var count: Int { editingMirror ? super.count : storage.objects.count }
 
     override func object(at idx: Int) -> Any { storage.objects[idx] }
 
@@ -317,10 +384,11 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         return storage.objects.firstIndex(of: object) ?? NSNotFound
     }
 
-    // swift-corelibs-foundation's NSOrderedSet.contains(_:) reads its own (empty) storage
-    // instead of calling index(of:), so the proxy answered false for every member.
+    // swift-corelibs-foundation's NSOrderedSet.contains(_:) reads its own storage instead of
+    // calling index(of:); answer from the relationship.
     override func contains(_ object: Any) -> Bool {
-        index(of: object) != NSNotFound
+        if editingMirror { return super.contains(object) }
+        return index(of: object) != NSNotFound
     }
 
     override func insert(_ object: Any, at idx: Int) {
@@ -369,5 +437,35 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         var objects = Array(storage.objects)
         objects.swapAt(idx1, idx2)
         owner.replaceToMany(at: index, with: objects)
+    }
+
+    // The inherited versions of the edits below change the inherited storage directly, which
+    // would leave the relationship unchanged.
+
+    override func intersect(_ other: NSOrderedSet) {
+        for object in Array(storage.objects) where !other.contains(object) { owner.removeFromToMany(object, at: index) }
+    }
+
+    override func add(_ objects: UnsafePointer<AnyObject>?, count: Int) {
+        // The caller's buffer holds `count` objects (NSMutableOrderedSet's contract).
+        for object in UnsafeBufferPointer(start: objects, count: objects == nil ? 0 : count) { add(object) }
+    }
+
+    override func sortRange(_ range: NSRange, options opts: NSSortOptions = [],
+                            usingComparator cmptr: (Any, Any) -> ComparisonResult) {
+        guard let bounds = Range(range) else { return }
+        var objects = Array(storage.objects)
+        let sorted = objects[bounds].enumerated().sorted { lhs, rhs in
+            let order = cmptr(lhs.element, rhs.element)
+            return order == .orderedSame ? lhs.offset < rhs.offset : order == .orderedAscending
+        }
+        objects.replaceSubrange(bounds, with: sorted.map(\.element))
+        owner.replaceToMany(at: index, with: objects)
+    }
+
+    override func sort(using sortDescriptors: [Foundation.NSSortDescriptor]) {
+        // Foundation's descriptors (Swift key paths on Linux) sort an array of the members.
+        let sorted = NSArray(array: Array(storage.objects)).sortedArray(using: sortDescriptors)
+        owner.replaceToMany(at: index, with: sorted.compactMap { $0 as? NSManagedObject })
     }
 }

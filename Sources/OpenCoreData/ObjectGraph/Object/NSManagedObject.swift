@@ -29,9 +29,20 @@ package enum ObjectSlot {
 
 /// The destinations of a loaded to-many relationship, in order (ordered relationships keep it meaningful).
 package final class RelationshipStorage {
-    package var objects: OrderedSetStorage
+    package var objects: OrderedSetStorage {
+        // No `oldValue`: an edit in place stays in place.
+        didSet { if !mirrors.isEmpty { updateMirrors() } }
+    }
     /// The destination IDs as last saved or fetched; nil for a new object. Used to compute join-table changes.
     package var committedIDs: [NSManagedObjectID]?
+    /// The `mutableOrderedSetValue(forKey:)` sets alive over this relationship, told of every
+    /// change so that their inherited storage stays equal to it.
+    var mirrors: [WeakOrderedSetMirror] = []
+
+    private func updateMirrors() {
+        mirrors.removeAll { $0.set == nil }
+        for mirror in mirrors { mirror.set?.syncMirror() }
+    }
 
     package init(objects: OrderedSetStorage, committedIDs: [NSManagedObjectID]?) {
         self.objects = objects

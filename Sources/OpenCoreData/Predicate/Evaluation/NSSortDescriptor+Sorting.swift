@@ -60,3 +60,49 @@ extension MutableCollection where Self: RandomAccessCollection {
         for (index, element) in zip(indices, sorted) { self[index] = element }
     }
 }
+
+// MARK: - Sorting Foundation's collections
+
+// OpenCoreData declares its own `NSSortDescriptor` (it compares managed objects' values by key
+// and key path, which swift-corelibs-foundation's cannot), so Foundation's `sortedArray(using:)`
+// and `sort(using:)`, which take Foundation's descriptors, would not accept
+// `[NSSortDescriptor(key: "name", ascending: true)]` in a file importing OpenCoreData. These
+// overloads take OpenCoreData's, and sort as Apple's do (stable; the first descriptor decides
+// unless it finds two elements equal).
+
+extension NSArray {
+    /// The elements sorted by sort descriptors.
+    public func sortedArray(using sortDescriptors: [NSSortDescriptor]) -> [Any] {
+        Array(self).sorted(using: sortDescriptors)
+    }
+}
+
+extension NSMutableArray {
+    /// Sorts the elements in place by sort descriptors.
+    public func sort(using sortDescriptors: [NSSortDescriptor]) {
+        let sorted = Array(self).sorted(using: sortDescriptors)
+        for (index, element) in sorted.enumerated() { replaceObject(at: index, with: element) }
+    }
+}
+
+extension NSSet {
+    /// The elements sorted by sort descriptors (a set's order is not defined; this one is).
+    public func sortedArray(using sortDescriptors: [NSSortDescriptor]) -> [Any] {
+        allObjects.sorted(using: sortDescriptors)
+    }
+}
+
+extension NSOrderedSet {
+    /// The elements sorted by sort descriptors.
+    public func sortedArray(using sortDescriptors: [NSSortDescriptor]) -> [Any] {
+        array.sorted(using: sortDescriptors)
+    }
+}
+
+extension NSMutableOrderedSet {
+    /// Sorts the elements in place by sort descriptors. On a `mutableOrderedSetValue(forKey:)`
+    /// set this reorders the relationship.
+    public func sort(using sortDescriptors: [NSSortDescriptor]) {
+        sort(options: .stable) { SortComparison.compare($0, $1, by: sortDescriptors) }
+    }
+}
