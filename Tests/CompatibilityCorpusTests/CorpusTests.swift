@@ -274,6 +274,99 @@ struct CorpusTests {
         let ordered: NSOrderedSet = []
         #expect(ordered.count == 0)
     }
+
+    @Test("Xcode-style accessors, sorted to-many arrays and reads through the ordered proxy")
+    func accessorsAndSortedSets() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        let folder = Folder(context: context)
+        let tag = Tag(context: context)
+        let items = ["c", "a", "b"].enumerated().map { index, title in
+            let item = Item(context: context)
+            item.title = title
+            item.priority = Int16(index)
+            return item
+        }
+        for item in items { folder.addToItems(item); tag.addToItems(item) }
+        #expect(folder.itemTitles == ["c", "a", "b"])
+        #expect(folder.firstItem === items[0])
+        folder.insertIntoItems(items[2], at: 0)  // already a member: no change
+        folder.removeFromItems(at: 0)
+        #expect(folder.itemTitles == ["a", "b"])
+        #expect(items[0].folder == nil && items[1].folder === folder)
+        #expect(tag.sortedItems.map(\.title) == ["a", "b", "c"])
+        #expect(tag.itemsByPriority.map(\.title) == ["b", "a", "c"])
+        tag.removeFromItems(NSSet(array: [items[0]]))
+        #expect(tag.sortedItems.map(\.title) == ["a", "b"])
+        #expect((items[0].tags ?? []).count == 0)
+        try context.save()
+        context.refreshAllObjects()
+        #expect(folder.itemTitles == ["a", "b"])
+    }
+
+    @Test("JSON import and export through Codable payloads, tags reused by name")
+    func jsonImport() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = Data(#"[{"title":"Milk","priority":2,"tags":["home","shop"]},{"title":"Report","priority":5,"tags":["work","home"]}]"#.utf8)
+        let items = try ItemImporter.importItems(from: json, into: container.viewContext)
+        #expect(items.map(\.title) == ["Milk", "Report"])
+        #expect(try container.viewContext.count(for: Tag.fetchRequest()) == 3)
+        let exported = try ItemImporter.exportItems(items)
+        #expect(String(decoding: exported, as: UTF8.self) == #"[{"priority":2,"tags":["home","shop"],"title":"Milk"},{"priority":5,"tags":["home","work"],"title":"Report"}]"#)
+    }
+
+    @Test("A batch delete's object IDs merged into the view context delete its objects; sums by expression")
+    func batchDeleteMerge() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        let items = (0..<6).map { index -> Item in
+            let item = Item(context: context)
+            item.title = "item \(index)"
+            item.priority = Int16(index)
+            return item
+        }
+        try context.save()
+        #expect(try Cleanup.prioritySum(in: context) == 15)
+        #expect(try Cleanup.deleteLowPriority(below: 3, container: container) == 3)
+        #expect(items.prefix(3).allSatisfy { $0.isDeleted || $0.managedObjectContext == nil })
+        #expect(try context.count(for: Item.fetchRequest()) == 3)
+        #expect(try Cleanup.prioritySum(in: context) == 12)
+    }
+
+    @Test("History from another author is fetched after a token and merged into the view context; async perform returns IDs")
+    func historyAndAsyncPerform() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let container = try NSPersistentContainer(loadingModelNamed: "Corpus", in: [Bundle.module])
+        let description = try #require(container.persistentStoreDescriptions.first)
+        description.url = directory.appendingPathComponent("Corpus.sqlite")
+        description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
+        var loadError: (any Error)?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+
+        let processor = HistoryProcessor(container: container)
+        #expect(try processor.processNewTransactions() == 0)
+        let ids = try await AsyncWork.createItems(["x", "y"], container: container)
+        #expect(ids.count == 2 && ids.allSatisfy { !$0.isTemporaryID })
+        // The importer's own transaction is filtered out by author.
+        #expect(try processor.processNewTransactions() == 0)
+        let other = container.newBackgroundContext()
+        other.transactionAuthor = "sync"
+        try other.performAndWait {
+            let item = Item(context: other)
+            item.title = "z"
+            try other.save()
+        }
+        #expect(try processor.processNewTransactions() == 1)
+        #expect(try processor.processNewTransactions() == 0)
+        let titles = try container.viewContext.fetch(Item.fetchRequest()).compactMap(\.title).sorted()
+        #expect(titles == ["x", "y", "z"])
+    }
 }
 
 /// Collects values posted from notification blocks.
