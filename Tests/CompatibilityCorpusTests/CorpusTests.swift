@@ -336,6 +336,35 @@ struct CorpusTests {
         #expect(try Cleanup.prioritySum(in: context) == 12)
     }
 
+    @Test("A Codable managed object decodes into the context its decoder carries, encodes back, and validates on save")
+    func codableManagedObject() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        let json = Data(#"[{"name":"Ada","age":36,"email":"ada@example.com"},{"name":"Alan"}]"#.utf8)
+        let contacts = try ContactDecoding.decode(json, into: context)
+        #expect(contacts.map(\.name) == ["Ada", "Alan"])
+        #expect(contacts.allSatisfy { $0.managedObjectContext === context && $0.isInserted })
+        try context.save()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(contacts), as: UTF8.self)
+            == #"[{"age":36,"email":"ada@example.com","name":"Ada"},{"age":0,"name":"Alan"}]"#)
+
+        do {
+            _ = try JSONDecoder().decode([Contact].self, from: json)
+            Issue.record("decoding without a context in userInfo must throw")
+        } catch DecoderConfigurationError.missingManagedObjectContext {}
+
+        _ = try ContactDecoding.decode(Data(#"[{"name":"Eve","email":"nowhere"}]"#.utf8), into: context)
+        #expect(throws: (any Error).self) { try context.save() }
+        do { try context.save() } catch {
+            #expect((error as NSError).code == NSValidationStringPatternMatchingError)
+        }
+        context.rollback()
+        #expect(try context.count(for: Contact.fetchRequest()) == 2)
+    }
+
     @Test("History from another author is fetched after a token and merged into the view context; async perform returns IDs")
     func historyAndAsyncPerform() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
