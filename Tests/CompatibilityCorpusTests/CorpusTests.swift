@@ -365,6 +365,33 @@ struct CorpusTests {
         #expect(try context.count(for: Contact.fetchRequest()) == 2)
     }
 
+    @Test("Store housekeeping: batch inserts and updates, typed destroy, URIs, searches and grouped counts")
+    func storeMaintenance() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Maintenance.sqlite")
+        let container = try StoreMaintenance.makeContainer(model: try corpusModel(), at: url)
+        let context = container.viewContext
+        #expect(try StoreMaintenance.batchInsert(titles: ["Apple", "apricot", "Banana"], into: context))
+        #expect(try StoreMaintenance.batchInsert(count: 2, into: context).count == 2)
+        #expect(try context.count(for: Item.fetchRequest()) == 5)
+
+        let found = try StoreMaintenance.search(["ap", "gen"], before: Date(), in: context)
+        #expect(found.map(\.title) == ["generated 0", "generated 1", "apricot", "Apple"])
+        let apricot = try #require(found.first { $0.title == "apricot" })
+        #expect(try StoreMaintenance.bumpPriority(matching: "AP", container: container) == 2)
+        #expect(apricot.priority == 7)
+        #expect(try StoreMaintenance.countsByPriority(in: context) == [7: 2, 2: 1, 9: 2])
+
+        let uri = apricot.objectID.uriRepresentation()
+        #expect(StoreMaintenance.item(forURI: uri, in: container) === apricot)
+        #expect(StoreMaintenance.item(forURI: URL(string: "x-coredata://nowhere/Item/p1")!, in: container) == nil)
+
+        try StoreMaintenance.destroyStore(of: container)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
     @Test("History from another author is fetched after a token and merged into the view context; async perform returns IDs")
     func historyAndAsyncPerform() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
