@@ -161,6 +161,27 @@ struct RelationshipProxyTests {
         }
     }
 
+    @Test("Key paths through to-many relationships take collection operators; setValuesForKeys sets several keys", arguments: StoreKind.allCases)
+    func collectionKeyPaths(_ kind: StoreKind) throws {
+        let context = try kind.context(ContextUndoModel.model())
+        context.performAndWait {
+            let folder = ContextUndoModel.insert("Folder", "f", context)
+            for (index, score) in [5, 1, 9].enumerated() {
+                let note = ContextUndoModel.insert("Note", "n\(index)", context)
+                note.setValuesForKeys(["score": NSNumber(value: score), "title": NSNull(), "folder": folder])
+                #expect(note.value(forKey: "title") == nil)
+            }
+            #expect((folder.value(forKeyPath: "notes.@count") as? NSNumber)?.intValue == 3)
+            #expect((folder.value(forKeyPath: "notes.@sum.score") as? NSNumber)?.intValue == 15)
+            #expect((folder.value(forKeyPath: "notes.@max.score") as? NSNumber)?.intValue == 9)
+            #expect((folder.value(forKeyPath: "notes.@min.score") as? NSNumber)?.intValue == 1)
+            #expect((folder.value(forKeyPath: "notes.@avg.score") as? NSNumber)?.intValue == 5)
+            let uids = folder.value(forKeyPath: "notes.uid")
+            #expect((uids as? NSSet)?.count == 3 || (uids as? Set<AnyHashable>)?.count == 3)
+            #expect((folder.value(forKeyPath: "pinned.@count") as? NSNumber)?.intValue == 0)
+        }
+    }
+
     @Test("sortedArray(using:) and sort(using:) of Foundation's collections take OpenCoreData's sort descriptors")
     func foundationSorting() {
         let people: [NSDictionary] = [["name": "b", "age": 3], ["name": "a", "age": 3], ["name": "c", "age": 1]]

@@ -33,7 +33,12 @@ extension NSManagedObject {
     }
 
     /// The value at a dotted key path (`"location.placeName"`); to-many steps give sets of values.
+    /// Collection operators (`items.@count`, `items.@sum.price`, `@max`, `@min`, `@avg`,
+    /// `@distinctUnionOfObjects`…) apply to the collection before them, as Foundation's.
     public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath.utf8.contains(UInt8(ascii: "@")) {
+            return KeyValueAccess.value(forKeyPath: keyPath, of: self)
+        }
         var components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !components.isEmpty else { return nil }
         let first = components.removeFirst()
@@ -58,6 +63,12 @@ extension NSManagedObject {
             target = next
         }
         target.setValue(value, forKey: components[components.count - 1])
+    }
+
+    /// Sets several properties from a dictionary, `NSNull` standing for nil, as Foundation's
+    /// `setValuesForKeys(_:)` (swift-corelibs-foundation has no key-value coding).
+    public func setValuesForKeys(_ keyedValues: [String: Any]) {
+        for (key, value) in keyedValues { setValue(value is NSNull ? nil : value, forKey: key) }
     }
 
     /// The values for several keys (nil values as `NSNull`, as Apple's).
