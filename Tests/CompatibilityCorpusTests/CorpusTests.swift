@@ -392,6 +392,43 @@ struct CorpusTests {
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 
+    @Test("A store's metadata tells whether it needs migrating and which model wrote it; a manual migration runs a custom policy")
+    func migrationCheck() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sourceURL = directory.appendingPathComponent("V1.sqlite")
+        let version1 = try corpusModel()
+        let version2 = try corpusModel()
+        let note = NSAttributeDescription()
+        note.name = "note"
+        note.attributeType = .stringAttributeType
+        note.isOptional = true
+        try #require(version2.entitiesByName["Item"]).properties.append(note)
+
+        #expect(try !MigrationCheck.requiresMigration(at: sourceURL, to: version2))
+        do {
+            let container = try StoreMaintenance.makeContainer(model: version1, at: sourceURL)
+            for title in ["one", "two"] { Item(context: container.viewContext).title = title }
+            try container.viewContext.save()
+            for store in container.persistentStoreCoordinator.persistentStores {
+                try container.persistentStoreCoordinator.remove(store)
+            }
+        }
+        #expect(try MigrationCheck.requiresMigration(at: sourceURL, to: version2))
+        #expect(try !MigrationCheck.requiresMigration(at: sourceURL, to: version1))
+        #expect(try MigrationCheck.sourceModel(at: sourceURL, among: [version2, version1]) === version1)
+
+        let destinationURL = directory.appendingPathComponent("V2.sqlite")
+        try MigrationCheck.migrate(from: sourceURL, source: version1, to: version2, into: destinationURL,
+                                   itemPolicy: String(reflecting: UppercaseTitlePolicy.self))
+        #expect(try !MigrationCheck.requiresMigration(at: destinationURL, to: version2))
+        let migrated = try StoreMaintenance.makeContainer(model: version2, at: destinationURL)
+        let items = try migrated.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+        #expect(items.compactMap { $0.value(forKey: "title") as? String }.sorted() == ["ONE", "TWO"])
+        #expect(items.allSatisfy { $0.value(forKey: "note") == nil })
+    }
+
     @Test("History from another author is fetched after a token and merged into the view context; async perform returns IDs")
     func historyAndAsyncPerform() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")

@@ -1,0 +1,1 @@
+../CompatibilityCorpusTests/Corpus/MigrationCheck.swift
