@@ -429,6 +429,25 @@ struct CorpusTests {
         #expect(items.allSatisfy { $0.value(forKey: "note") == nil })
     }
 
+    @Test("The Managed protocol pattern: typed entity names, sorted requests, find-or-create, save-or-rollback")
+    func managedProtocol() throws {
+        let (container, directory) = try makeContainer()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        #expect(Tag.entityName == "Tag")
+        let work = Tag.findOrCreate(in: context, matching: NSPredicate(format: "name == %@", "work")) { $0.name = "work" }
+        let again = Tag.findOrCreate(in: context, matching: NSPredicate(format: "name == %@", "work")) { $0.name = "other" }
+        #expect(work === again)
+        _ = Tag.findOrCreate(in: context, matching: NSPredicate(format: "name == %@", "home")) { $0.name = "home" }
+        #expect(context.saveOrRollback())
+        context.reset()
+        let fetched = Tag.findOrFetch(in: context, matching: NSPredicate(format: "name == %@", "home"))
+        #expect(fetched?.name == "home")
+        #expect(try context.fetch(Tag.sortedFetchRequest).map(\.name) == ["home", "work"])
+        #expect(Tag.count(in: context) == 2)
+        #expect(Tag.count(in: context) { $0.predicate = NSPredicate(format: "name BEGINSWITH 'w'") } == 1)
+    }
+
     @Test("History from another author is fetched after a token and merged into the view context; async perform returns IDs")
     func historyAndAsyncPerform() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")

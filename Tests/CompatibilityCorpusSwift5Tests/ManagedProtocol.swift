@@ -1,0 +1,1 @@
+../CompatibilityCorpusTests/Corpus/ManagedProtocol.swift
