@@ -12,14 +12,20 @@ import Testing
 struct CorpusTests {
     /// A container on the corpus model with a private SQLite store, as the app template's.
     private func makeContainer() throws -> (NSPersistentContainer, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeDirectory()
         let container = try NSPersistentContainer(loadingModelNamed: "Corpus", in: [Bundle.module])
         container.persistentStoreDescriptions.first!.url = directory.appendingPathComponent("Corpus.sqlite")
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }
         if let loadError { throw loadError }
         return (container, directory)
+    }
+
+    /// A new temporary folder for a test's stores.
+    private func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
     }
 
     private func corpusModel() throws -> NSManagedObjectModel {
@@ -206,8 +212,7 @@ struct CorpusTests {
     func assignToStore() throws {
         let model = try corpusModel()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: directory.appendingPathComponent("A.sqlite"))
         let second = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: directory.appendingPathComponent("B.sqlite"))
@@ -367,8 +372,7 @@ struct CorpusTests {
 
     @Test("Store housekeeping: batch inserts and updates, typed destroy, URIs, searches and grouped counts")
     func storeMaintenance() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("Maintenance.sqlite")
         let container = try StoreMaintenance.makeContainer(model: try corpusModel(), at: url)
@@ -394,8 +398,7 @@ struct CorpusTests {
 
     @Test("A store's metadata tells whether it needs migrating and which model wrote it; a manual migration runs a custom policy")
     func migrationCheck() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let sourceURL = directory.appendingPathComponent("V1.sqlite")
         let version1 = try corpusModel()
@@ -450,8 +453,7 @@ struct CorpusTests {
 
     @Test("History from another author is fetched after a token and merged into the view context; async perform returns IDs")
     func historyAndAsyncPerform() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let container = try NSPersistentContainer(loadingModelNamed: "Corpus", in: [Bundle.module])
         let description = try #require(container.persistentStoreDescriptions.first)

@@ -154,10 +154,7 @@ struct ChunkedList<Element: ChunkWeighted>: Sequence {
         chunks[chunk].insert(element, at: offset)
         count += 1
         if chunks[chunk].count > capacity {
-            let half = chunks[chunk].count / 2
-            let tail = Array(chunks[chunk][half...])
-            chunks[chunk].removeSubrange(half...)
-            chunks.insert(tail, at: chunk + 1)
+            splitChunk(chunk)
             rebuildTrees()
         } else {
             counts.add(1, at: chunk)
@@ -181,18 +178,21 @@ struct ChunkedList<Element: ChunkWeighted>: Sequence {
             let moved = chunks[right]
             chunks[left].append(contentsOf: moved)
             chunks.remove(at: right)
-            if chunks[left].count > capacity {
-                let half = chunks[left].count / 2
-                let tail = Array(chunks[left][half...])
-                chunks[left].removeSubrange(half...)
-                chunks.insert(tail, at: left + 1)
-            }
+            if chunks[left].count > capacity { splitChunk(left) }
             rebuildTrees()
         } else {
             counts.add(-1, at: chunk)
             weights.add(-element.chunkWeight, at: chunk)
         }
         return element
+    }
+
+    /// Moves the back half of a chunk into a new chunk after it (the trees need rebuilding).
+    private mutating func splitChunk(_ chunk: Int) {
+        let half = chunks[chunk].count / 2
+        let tail = Array(chunks[chunk][half...])
+        chunks[chunk].removeSubrange(half...)
+        chunks.insert(tail, at: chunk + 1)
     }
 
     private mutating func rebuildTrees() {
