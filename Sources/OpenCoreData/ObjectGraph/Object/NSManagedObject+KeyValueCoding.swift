@@ -267,11 +267,14 @@ extension NSManagedObject {
 
     /// Whether the slot differs from the committed snapshot (every slot differs for a new object).
     package func slotDiffersFromCommitted(_ index: Int) -> Bool {
-        guard let committed else {
+        guard committed != nil else {
             return insertedFlag
         }
-        let old = committed.values[index]
-        switch slots[index] {
+        // An object reading its committed row has no value of its own (and its slots are not
+        // built just to be compared). The row is read in place, not copied out and retained.
+        if readsCommitted { return false }
+        let old = committed.unsafelyUnwrapped.values[index]
+        switch storedSlots[index] {
         case .value(let value):
             return value != old
         case .custom(let value):
