@@ -34,7 +34,7 @@ extension NSManagedObjectContext {
             object.deletedFlag = false
             unregister(object)
         }
-        for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
+        for object in [insertedObjects, updatedObjects, deletedObjects].joined() { object.didSave() }
 
         let changes = SavedChanges(inserted: Set(insertedObjects.map(\.objectID)), updated: Set(updatedObjects.map(\.objectID)),
                                    deleted: Set(deletedObjects.map(\.objectID)))
@@ -62,8 +62,9 @@ extension NSManagedObjectContext {
                                      "The child context's save refers to the object \(id.uriRepresentation().absoluteString), which its parent context no longer has (the parent was reset, or deleted and saved it before the child saved).",
                                      userInfo: [NSAffectedObjectsErrorKey: [id]])
         }
-        for object in push.updated + push.deleted { try check(object.objectID) }
-        for object in push.inserted + push.updated {
+        // Walked in place: concatenating the lists copied (and retained) every object.
+        for object in [push.updated, push.deleted].joined() { try check(object.objectID) }
+        for object in [push.inserted, push.updated].joined() {
             for index in object.layout.relationshipIndices where object.insertedFlag || object.slotDiffersFromCommitted(index) {
                 for id in object.objectIDs(inSlot: index) { try check(id) }
             }
@@ -72,7 +73,7 @@ extension NSManagedObjectContext {
         // The rows of changed objects not loaded here, read in one query per store (not one per
         // object as each fault fired); held until the push is applied.
         var missing: [NSManagedObjectID] = []
-        for object in push.updated + push.deleted {
+        for object in [push.updated, push.deleted].joined() {
             let id = resolvedChildID(object.objectID)
             if id.isTemporaryID && parentStorage == nil { continue }
             if let registered = registry[id]?.takeUnretainedValue(), !(registered.faulted && registered.committed == nil) { continue }
