@@ -117,14 +117,14 @@ extension NSManagedObjectContext {
         for object in push.updated {
             let copy = target(object.objectID)
             let readsChildsRow = copy.faulted && copy.faultBatch == nil && !object.readsCommitted && plainLayouts.contains(object.layout)
-                && Self.sameValues(copy.committed, object.committed)
+                && copy.hasCommittedValues(of: object)
             copy.fireFaultIfNeeded()
             // The parent deleted it since the child read it: the deletion stands.
             guard !copy.deletedFlag, !copy.inaccessible else { continue }
             if readsChildsRow {
                 // This context's values are the row the child read, and every slot is a stored
                 // attribute: the child's slots are the result, taken whole (they are copied on write).
-                guard object.layout.properties.indices.contains(where: object.slotDiffersFromCommitted) else { continue }
+                guard object.plainSlotsDifferFromCommitted() else { continue }
                 copy.markChanged()
                 copy.slots = object.storedSlots
                 continue
@@ -148,11 +148,6 @@ extension NSManagedObjectContext {
                        except: child)
     }
 
-    /// Whether two rows hold the same values (the same storage, when one was handed down from the other).
-    private static func sameValues(_ lhs: RowSnapshot?, _ rhs: RowSnapshot?) -> Bool {
-        guard let lhs, let rhs else { return false }
-        return lhs.values == rhs.values
-    }
 
     /// Takes back an object deleted here and not saved: as it was before (inserted, or stored and now updated).
     private func restoreDeleted(_ object: NSManagedObject) {
@@ -212,6 +207,13 @@ struct ChildPush {
 }
 
 extension NSManagedObject {
+    /// Whether both objects have committed rows with the same values (the same storage, when
+    /// one was handed down from the other); the rows are compared in place, not copied out.
+    func hasCommittedValues(of other: NSManagedObject) -> Bool {
+        guard committed != nil, other.committed != nil else { return false }
+        return committed.unsafelyUnwrapped.values == other.committed.unsafelyUnwrapped.values
+    }
+
     /// The IDs a relationship slot holds, without loading anything.
     func objectIDs(inSlot index: Int) -> [NSManagedObjectID] {
         switch slots[index] {

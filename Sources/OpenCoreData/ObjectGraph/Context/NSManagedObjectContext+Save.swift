@@ -243,19 +243,22 @@ extension NSManagedObject {
         let count = layout.slotCount
         guard count > 0, layout.readsCommittedValues, layout.storedAttributeIndices.count == count else { return nil }
         if readsCommitted, let values = committed?.values, values.count == count { return values }
-        let slots = self.slots
-        guard slots.count == count else { return nil }
-        for slot in slots {
-            guard case .value = slot else { return nil }
-        }
-        return StoreValues(unsafeUninitializedCount: count) { base in
-            var holdsReferences = false
+        if readsCommitted { materializeSlots() }
+        // Read in place: iterating the slot array copied (and destroyed) every slot.
+        return storedSlots.withUnsafeBufferPointer { slots -> StoreValues? in
+            guard slots.count == count else { return nil }
             for index in 0..<count {
-                guard case .value(let value) = slots[index] else { preconditionFailure("checked above") }
-                if value.holdsReference { holdsReferences = true }
-                (base + index).initialize(to: value)
+                guard case .value = slots[index] else { return nil }
             }
-            return holdsReferences
+            return StoreValues(unsafeUninitializedCount: count) { base in
+                var holdsReferences = false
+                for index in 0..<count {
+                    guard case .value(let value) = slots[index] else { preconditionFailure("checked above") }
+                    if value.holdsReference { holdsReferences = true }
+                    (base + index).initialize(to: value)
+                }
+                return holdsReferences
+            }
         }
     }
 
