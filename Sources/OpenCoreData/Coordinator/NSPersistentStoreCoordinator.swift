@@ -272,32 +272,43 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         guard !snapshots.isEmpty else { return }
         // Whether each row is a new pin of the context, decided outside the lock (the pins are
         // the context's, on its queue); keys, not IDs: hashing an ID goes through NSObject.
-        var isNewPin: [Bool] = []
-        isNewPin.reserveCapacity(snapshots.count)
         // A batch (a child's fetch) grows the tables once, not by doubling as it goes.
         let isBatch = snapshots.count >= 64
-        if isBatch { context.pinnedRows.reserveCapacity(context.pinnedRows.count + snapshots.count) }
-        for snapshot in snapshots {
-            isNewPin.append(!snapshot.objectID.isTemporaryID && context.pinnedRows.insert(snapshot.objectID.key).inserted)
-        }
+        // The pins are written through one access, not one exclusivity check per row.
+        let isNewPin = Self.addPins(of: snapshots, to: &context.pinnedRows, reserving: isBatch)
         state.withLock { state in
             if state.rowCache.count + snapshots.count > Self.rowCacheLimit { state.rowCache.removeAll(keepingCapacity: true) }
             if isBatch { state.rowCache.reserveCapacity(state.rowCache.count + snapshots.count) }
             for (index, snapshot) in snapshots.enumerated() where !snapshot.objectID.isTemporaryID {
-                // One hash lookup per row: the entry is updated in place, or made with no pins.
-                Self.store(snapshot, newPin: isNewPin[index], in: &state.rowCache[snapshot.objectID.key, default: CachedRow(snapshot: snapshot, pins: 0)])
+                // One hash lookup for a row not cached yet (a `default:` entry cost a closure
+                // context per row); a cached row's entry keeps its pins, plus the new one.
+                let key = snapshot.objectID.key
+                guard let old = state.rowCache.updateValue(CachedRow(snapshot: snapshot, pins: 1), forKey: key) else { continue }
+                let pins = max(old.pins + (isNewPin[index] ? 1 : 0), 1)
+                if pins != 1 { state.rowCache[key]?.pins = pins }
             }
         }
     }
 
-    private static func store(_ snapshot: RowSnapshot, newPin: Bool, in entry: inout CachedRow) {
-        entry.snapshot = snapshot
-        entry.pins = max(entry.pins + (newPin ? 1 : 0), 1)
+    /// Pins rows for a context; the keys it did not pin yet.
+    private static func addPins(of ids: [NSManagedObjectID], to pins: inout Set<ObjectKey>) -> [ObjectKey] {
+        ids.compactMap { id in pins.insert(id.key).inserted ? id.key : nil }
+    }
+
+    /// Pins rows for a context; whether each row is a new pin of it.
+    private static func addPins(of snapshots: [RowSnapshot], to pins: inout Set<ObjectKey>, reserving: Bool) -> [Bool] {
+        if reserving { pins.reserveCapacity(pins.count + snapshots.count) }
+        var isNewPin: [Bool] = []
+        isNewPin.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            isNewPin.append(!snapshot.objectID.isTemporaryID && pins.insert(snapshot.objectID.key).inserted)
+        }
+        return isNewPin
     }
 
     /// Records that `context` holds rows already in the cache.
     func pin(_ ids: [NSManagedObjectID], by context: NSManagedObjectContext) {
-        let newPins = ids.compactMap { id in context.pinnedRows.insert(id.key).inserted ? id.key : nil }
+        let newPins = Self.addPins(of: ids, to: &context.pinnedRows)
         guard !newPins.isEmpty else { return }
         state.withLock { state in
             for key in newPins { state.rowCache[key]?.pins += 1 }
@@ -321,8 +332,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         state.withLock { state in
             guard !state.rowCache.isEmpty else { return }
             for snapshot in snapshots {
-                if let entry = state.rowCache[snapshot.objectID.key] {
-                    state.rowCache[snapshot.objectID.key] = CachedRow(snapshot: snapshot, pins: entry.pins)
+                // Replaced in place: one hash lookup per row.
+                if let index = state.rowCache.index(forKey: snapshot.objectID.key) {
+                    state.rowCache.values[index].snapshot = snapshot
                 }
             }
             for id in removed { state.rowCache[id.key] = nil }

@@ -126,6 +126,17 @@ package struct ObjectKey: Hashable, Sendable {
         hasher.combine(root)
     }
 
+    /// What sets and dictionaries of keys (the row cache, a context's pins) hash with: a
+    /// seeded mix of the same fields as `hash(into:)`, instead of a full SipHash per lookup.
+    /// The mix is a bijection of the seeded input, so distinct keys of one hierarchy never
+    /// share a full hash, and the table's per-instance seed keeps bucket collisions unpredictable.
+    package func _rawHashValue(seed: Int) -> Int {
+        var x = UInt64(bitPattern: primaryKey) ^ (UInt64(UInt(bitPattern: root)) &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(UInt(bitPattern: seed))
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: x ^ (x >> 31))
+    }
+
     /// A cheap mix for `NSObject.hash`.
     var hashBits: Int {
         Int(truncatingIfNeeded: primaryKey &* -7_046_029_254_386_353_131) ^ root.hashValue ^ (store == 0 ? 0x5bd1e995 : 0)

@@ -95,10 +95,12 @@ extension NSManagedObjectContext {
         // as Apple lists it (a fetched results controller moves it); one inserted in this pass is
         // only inserted.
         for object in pendingInserted.values { object.insertedChangeNoted = false }
-        let updatedNow = Set(pendingUpdated.values.filter { object in
+        // Built in place: filtering into an array first retained and released every object once more.
+        var updatedNow = Set<NSManagedObject>(minimumCapacity: pendingUpdated.count)
+        for object in pendingUpdated.values {
             object.insertedChangeNoted = false
-            return !object.deletedFlag && (!object.insertedFlag || !insertedNow.contains(object))
-        })
+            if !object.deletedFlag && (!object.insertedFlag || !insertedNow.contains(object)) { updatedNow.insert(object) }
+        }
         let deletedNow = Set(pendingDeleted.values)
         pendingInserted = [:]
         pendingUpdated = [:]

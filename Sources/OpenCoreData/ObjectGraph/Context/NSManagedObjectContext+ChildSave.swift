@@ -34,7 +34,7 @@ extension NSManagedObjectContext {
             object.deletedFlag = false
             unregister(object)
         }
-        for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
+        for object in [insertedObjects, updatedObjects, deletedObjects].joined() { object.didSave() }
 
         let changes = SavedChanges(inserted: Set(insertedObjects.map(\.objectID)), updated: Set(updatedObjects.map(\.objectID)),
                                    deleted: Set(deletedObjects.map(\.objectID)))
@@ -62,8 +62,9 @@ extension NSManagedObjectContext {
                                      "The child context's save refers to the object \(id.uriRepresentation().absoluteString), which its parent context no longer has (the parent was reset, or deleted and saved it before the child saved).",
                                      userInfo: [NSAffectedObjectsErrorKey: [id]])
         }
-        for object in push.updated + push.deleted { try check(object.objectID) }
-        for object in push.inserted + push.updated {
+        // Walked in place: concatenating the lists copied (and retained) every object.
+        for object in [push.updated, push.deleted].joined() { try check(object.objectID) }
+        for object in [push.inserted, push.updated].joined() {
             for index in object.layout.relationshipIndices where object.insertedFlag || object.slotDiffersFromCommitted(index) {
                 for id in object.objectIDs(inSlot: index) { try check(id) }
             }
@@ -72,7 +73,7 @@ extension NSManagedObjectContext {
         // The rows of changed objects not loaded here, read in one query per store (not one per
         // object as each fault fired); held until the push is applied.
         var missing: [NSManagedObjectID] = []
-        for object in push.updated + push.deleted {
+        for object in [push.updated, push.deleted].joined() {
             let id = resolvedChildID(object.objectID)
             if id.isTemporaryID && parentStorage == nil { continue }
             if let registered = registry[id]?.takeUnretainedValue(), !(registered.faulted && registered.committed == nil) { continue }
@@ -116,14 +117,14 @@ extension NSManagedObjectContext {
         for object in push.updated {
             let copy = target(object.objectID)
             let readsChildsRow = copy.faulted && copy.faultBatch == nil && !object.readsCommitted && plainLayouts.contains(object.layout)
-                && Self.sameValues(copy.committed, object.committed)
+                && copy.hasCommittedValues(of: object)
             copy.fireFaultIfNeeded()
             // The parent deleted it since the child read it: the deletion stands.
             guard !copy.deletedFlag, !copy.inaccessible else { continue }
             if readsChildsRow {
                 // This context's values are the row the child read, and every slot is a stored
                 // attribute: the child's slots are the result, taken whole (they are copied on write).
-                guard object.layout.properties.indices.contains(where: object.slotDiffersFromCommitted) else { continue }
+                guard object.plainSlotsDifferFromCommitted() else { continue }
                 copy.markChanged()
                 copy.slots = object.storedSlots
                 continue
@@ -147,11 +148,6 @@ extension NSManagedObjectContext {
                        except: child)
     }
 
-    /// Whether two rows hold the same values (the same storage, when one was handed down from the other).
-    private static func sameValues(_ lhs: RowSnapshot?, _ rhs: RowSnapshot?) -> Bool {
-        guard let lhs, let rhs else { return false }
-        return lhs.values == rhs.values
-    }
 
     /// Takes back an object deleted here and not saved: as it was before (inserted, or stored and now updated).
     private func restoreDeleted(_ object: NSManagedObject) {
@@ -211,6 +207,13 @@ struct ChildPush {
 }
 
 extension NSManagedObject {
+    /// Whether both objects have committed rows with the same values (the same storage, when
+    /// one was handed down from the other); the rows are compared in place, not copied out.
+    func hasCommittedValues(of other: NSManagedObject) -> Bool {
+        guard committed != nil, other.committed != nil else { return false }
+        return committed.unsafelyUnwrapped.values == other.committed.unsafelyUnwrapped.values
+    }
+
     /// The IDs a relationship slot holds, without loading anything.
     func objectIDs(inSlot index: Int) -> [NSManagedObjectID] {
         switch slots[index] {

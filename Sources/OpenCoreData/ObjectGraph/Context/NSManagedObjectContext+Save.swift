@@ -214,6 +214,7 @@ extension NSManagedObject {
     /// The object's current values in store form, indexed by slot.
     package func currentStoreValues() -> StoreValues {
         fireFaultIfNeeded()
+        if let values = plainStoreValues() { return values }
         var values = StoreValues()
         values.reserveCapacity(layout.slotCount)
         for index in 0..<layout.slotCount {
@@ -232,6 +233,33 @@ extension NSManagedObject {
             }
         }
         return values
+    }
+
+    /// `currentStoreValues()` for an entity whose every property is a stored attribute kept in
+    /// store form: the slots' values as they are, in one allocation, or the committed row itself
+    /// while the object reads it (no allocation). Nil for other entities.
+    private func plainStoreValues() -> StoreValues? {
+        let layout = self.layout
+        let count = layout.slotCount
+        guard count > 0, layout.readsCommittedValues, layout.storedAttributeIndices.count == count else { return nil }
+        if readsCommitted, let values = committed?.values, values.count == count { return values }
+        if readsCommitted { materializeSlots() }
+        // Read in place: iterating the slot array copied (and destroyed) every slot.
+        return storedSlots.withUnsafeBufferPointer { slots -> StoreValues? in
+            guard slots.count == count else { return nil }
+            for index in 0..<count {
+                guard case .value = slots[index] else { return nil }
+            }
+            return StoreValues(unsafeUninitializedCount: count) { base in
+                var holdsReferences = false
+                for index in 0..<count {
+                    guard case .value(let value) = slots[index] else { preconditionFailure("checked above") }
+                    if value.holdsReference { holdsReferences = true }
+                    (base + index).initialize(to: value)
+                }
+                return holdsReferences
+            }
+        }
     }
 
     /// The public values of a snapshot, keyed by property name (for conflict reports).

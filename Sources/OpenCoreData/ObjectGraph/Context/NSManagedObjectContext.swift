@@ -373,13 +373,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     package func noteUpdated(_ object: NSManagedObject) {
         let key = ObjectIdentifier(object)
-        if updated[key] == nil {
-            updated[key] = object
-            pendingUpdated[key] = object
-            scheduleProcessingPendingChanges()
-        } else if pendingUpdated[key] == nil {
-            // Changed again after its update was posted: Apple reports it in the next
-            // ObjectsDidChange too (each event lists the objects changed during it).
+        // Listed with one hash lookup when new (a lookup, then an insertion, cost two). An
+        // object changed again after its update was posted is listed for the next
+        // ObjectsDidChange too, as Apple reports it (each event lists the objects changed during it).
+        if updated.updateValue(object, forKey: key) == nil || pendingUpdated[key] == nil {
             pendingUpdated[key] = object
             scheduleProcessingPendingChanges()
         }

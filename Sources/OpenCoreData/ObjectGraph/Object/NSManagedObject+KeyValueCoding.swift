@@ -276,13 +276,36 @@ extension NSManagedObject {
         return AttributeConversion.publicValue(value, type: layout.attributeTypes[index])
     }
 
+    /// Whether any slot differs from the committed snapshot, for an entity whose slots are all
+    /// stored attribute values (`slotDiffersFromCommitted` for each, in one pass over the slots).
+    package func plainSlotsDifferFromCommitted() -> Bool {
+        guard committed != nil, !readsCommitted else { return slotsDifferOneByOne() }
+        let values = committed.unsafelyUnwrapped.values
+        let differs = storedSlots.withUnsafeBufferPointer { slots -> Bool? in
+            guard slots.count == values.count else { return nil }
+            for index in 0..<slots.count {
+                guard case .value(let value) = slots[index] else { return nil }
+                if value != values[index] { return true }
+            }
+            return false
+        }
+        return differs ?? slotsDifferOneByOne()
+    }
+
+    private func slotsDifferOneByOne() -> Bool {
+        layout.properties.indices.contains { layout.properties[$0].isStored && slotDiffersFromCommitted($0) }
+    }
+
     /// Whether the slot differs from the committed snapshot (every slot differs for a new object).
     package func slotDiffersFromCommitted(_ index: Int) -> Bool {
-        guard let committed else {
+        guard committed != nil else {
             return insertedFlag
         }
-        let old = committed.values[index]
-        switch slots[index] {
+        // An object reading its committed row has no value of its own (and its slots are not
+        // built just to be compared). The row is read in place, not copied out and retained.
+        if readsCommitted { return false }
+        let old = committed.unsafelyUnwrapped.values[index]
+        switch storedSlots[index] {
         case .value(let value):
             return value != old
         case .custom(let value):
