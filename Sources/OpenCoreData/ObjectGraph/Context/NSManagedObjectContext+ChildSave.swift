@@ -211,6 +211,7 @@ extension NSManagedObject {
     /// one was handed down from the other); the rows are compared in place, not copied out.
     func hasCommittedValues(of other: NSManagedObject) -> Bool {
         guard committed != nil, other.committed != nil else { return false }
+        // Both `committed` are non-nil (the guard above).
         return committed.unsafelyUnwrapped.values == other.committed.unsafelyUnwrapped.values
     }
 

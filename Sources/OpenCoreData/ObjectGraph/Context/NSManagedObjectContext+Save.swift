@@ -245,6 +245,9 @@ extension NSManagedObject {
         if readsCommitted, let values = committed?.values, values.count == count { return values }
         if readsCommitted { materializeSlots() }
         // Read in place: iterating the slot array copied (and destroyed) every slot.
+        // Unsafe invariants: `slots` is used only inside the closure, while `storedSlots` is not
+        // mutated; the loop below initializes all `count` values (every slot was checked to be a
+        // `.value` first), as `StoreValues(unsafeUninitializedCount:)` requires.
         return storedSlots.withUnsafeBufferPointer { slots -> StoreValues? in
             guard slots.count == count else { return nil }
             for index in 0..<count {

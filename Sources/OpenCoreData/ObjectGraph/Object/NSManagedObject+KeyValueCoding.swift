@@ -280,6 +280,8 @@ extension NSManagedObject {
     /// stored attribute values (`slotDiffersFromCommitted` for each, in one pass over the slots).
     package func plainSlotsDifferFromCommitted() -> Bool {
         guard committed != nil, !readsCommitted else { return slotsDifferOneByOne() }
+        // Unsafe invariants: `committed` is non-nil (checked just above); `slots` is read only
+        // inside the closure, which does not mutate `storedSlots`.
         let values = committed.unsafelyUnwrapped.values
         let differs = storedSlots.withUnsafeBufferPointer { slots -> Bool? in
             guard slots.count == values.count else { return nil }
@@ -304,6 +306,7 @@ extension NSManagedObject {
         // An object reading its committed row has no value of its own (and its slots are not
         // built just to be compared). The row is read in place, not copied out and retained.
         if readsCommitted { return false }
+        // `committed` is non-nil: the guard above returned otherwise.
         let old = committed.unsafelyUnwrapped.values[index]
         switch storedSlots[index] {
         case .value(let value):
