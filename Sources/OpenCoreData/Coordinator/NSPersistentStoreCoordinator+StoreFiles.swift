@@ -4,10 +4,14 @@ import Foundation
 
 extension NSPersistentStoreCoordinator {
     /// Deletes the store at a URL: for SQLite, the database, its `-wal` and `-shm` files and its
-    /// external-data folder. A store of this coordinator at that URL is removed first. Nothing
-    /// at the URL is not an error.
+    /// external-data folder. A store of this coordinator at that URL is removed first.
     ///
-    /// - Throws: `NSPersistentStoreInvalidTypeError` (134000) when the file is not a store of the
+    /// Only a regular file that is a store of the type is deleted (a custom store's folder too):
+    /// `/dev/null`, another device, a FIFO, a socket or a symbolic link is refused and left
+    /// alone, whoever the process runs as.
+    ///
+    /// - Throws: `NSFileReadNoSuchFileError` (260) when there is no store at the URL, as Apple's
+    ///   does; `NSPersistentStoreInvalidTypeError` (134000) when the path is not a store of the
     ///   type (it is left alone) or the type is unknown.
     ///
     /// Mirrors <https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/destroypersistentstore(at:oftype:options:)>.
@@ -22,8 +26,19 @@ extension NSPersistentStoreCoordinator {
             guard Self.registeredStoreTypes[storeType] != nil else {
                 throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Cannot destroy a store of the unknown type '\(storeType)'.")
             }
-            // A custom store keeps its data in the file at its URL.
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            // A custom store keeps its data in the file (or folder) at its URL.
+            switch StoreFileKind(path: url.path) {
+            case .regular, .directory:
+                try FileManager.default.removeItem(at: url)
+            case .missing:
+                throw NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadNoSuchFile.rawValue, userInfo: [
+                    NSLocalizedDescriptionKey: "No persistent store exists at \(url.path) to destroy.", NSFilePathErrorKey: url.path,
+                ])
+            case let kind:
+                throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
+                                         "Cannot destroy the store at \(url.path): it is \(kind.phrase), not a store file; it was left alone.",
+                                         userInfo: [NSFilePathErrorKey: url.path])
+            }
         }
     }
 

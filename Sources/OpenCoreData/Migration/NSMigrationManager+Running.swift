@@ -333,6 +333,6 @@ struct MigrationDestination {
     /// Removes the temporary store.
     func discard() {
         guard isStaged else { return }
-        try? SQLiteStoreFiles.destroy(at: workingURL)
+        SQLiteStoreFiles.removeTemporaryStore(at: workingURL)
     }
 }

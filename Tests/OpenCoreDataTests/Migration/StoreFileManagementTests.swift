@@ -44,8 +44,10 @@ struct StoreFileManagementTests {
         for path in [url.path, url.path + "-wal", url.path + "-shm", support.path] {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path)")
         }
-        // Destroying what is not there is not an error; a new store can be made at the URL.
-        try coordinator.destroyPersistentStore(at: url, type: .sqlite)
+        // Destroying what is not there is an error, as Apple's is (issue 30); a new store can be
+        // made at the URL.
+        let error = try #require(throws: NSError.self) { try coordinator.destroyPersistentStore(at: url, type: .sqlite) }
+        #expect(error.code == CocoaError.Code.fileReadNoSuchFile.rawValue)
         #expect(try Self.titles(at: url).isEmpty)
     }
 

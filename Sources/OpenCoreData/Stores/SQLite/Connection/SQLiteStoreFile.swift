@@ -22,13 +22,20 @@ package enum SQLiteStoreFile {
     /// Inspects the store at `url` read-only; nil when no file exists there.
     /// - Throws: `NSFileReadCorruptFileError` (259) for a file that is not SQLite or is damaged,
     ///   `NSPersistentStoreInvalidTypeError` (134000) for an SQLite file that is not a Core Data store,
-    ///   `NSPersistentStoreOpenError` (134080) for a directory or an unreadable file.
+    ///   `NSPersistentStoreOpenError` (134080) for a directory, a device, a FIFO, a socket or an
+    ///   unreadable file.
     package static func inspect(_ url: URL, timeout: TimeInterval = 5) throws -> SQLiteStoreInspection? {
         let path = url.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
         if isDirectory.boolValue {
             throw CoreDataError.make(NSPersistentStoreOpenError, "The store URL \(path) is a directory, not an SQLite file.",
+                                     userInfo: [NSFilePathErrorKey: path])
+        }
+        // A device, FIFO or socket is never a store; reading a FIFO would wait for a writer forever.
+        let kind = StoreFileKind(resolving: path)
+        guard kind == .regular else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "The store URL \(path) is \(kind.phrase), not an SQLite file.",
                                      userInfo: [NSFilePathErrorKey: path])
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {

@@ -15,21 +15,80 @@ package enum SQLiteStoreFiles {
         return url.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT", isDirectory: true)
     }
 
-    /// Removes a store's database, companions and support folder. Nothing at `url` is fine.
+    /// Removes a store's database, companions and support folder.
     ///
-    /// - Throws: `NSPersistentStoreInvalidTypeError` when the file is not a SQLite database (it is
-    ///   left alone), or a Cocoa file error when a file cannot be removed.
+    /// Only a regular file that is a SQLite database (or empty) is removed, with companions that
+    /// are regular files and a support folder that is a directory; everything is checked before
+    /// anything is removed, so a refusal removes nothing.
+    ///
+    /// - Throws: `NSFileReadNoSuchFileError` (260) when no store exists at `url`, as Apple's
+    ///   does; `NSPersistentStoreInvalidTypeError` (134000) when the path or a companion is not
+    ///   a regular file (`/dev/null`, a FIFO, a socket, a directory, a symbolic link) or the file
+    ///   is not a SQLite database (all left alone); a Cocoa file error when a file cannot be removed.
     package static func destroy(at url: URL) throws {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: url.path) {
-            // Only a SQLite database (or an empty file) is removed: a URL naming anything else is a
-            // mistake that must not cost the user a file.
-            _ = try inspectable(url)
+        let kind = StoreFileKind(path: url.path)
+        guard kind != .missing else {
+            throw NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadNoSuchFile.rawValue, userInfo: [
+                NSLocalizedDescriptionKey: "No persistent store exists at \(url.path) to destroy.", NSFilePathErrorKey: url.path,
+            ])
         }
-        for path in [url.path] + companionSuffixes.map({ url.path + $0 }) + [supportFolder(of: url).path]
-        where manager.fileExists(atPath: path) {
+        try requireStoreFile(url, kind: kind, action: "destroy")
+        // Only a SQLite database (or an empty file) is removed: a URL naming anything else is a
+        // mistake that must not cost the user a file.
+        _ = try inspectable(url)
+        let removable = try companionsAndSupport(of: url, action: "destroy")
+        let manager = FileManager.default
+        for path in [url.path] + removable {
             try manager.removeItem(atPath: path)
         }
+    }
+
+    /// Removes what a failed or finished migration left at a temporary location of its own:
+    /// the same checks as `destroy(at:)`, and nothing at `url` is fine.
+    package static func removeTemporaryStore(at url: URL) {
+        guard StoreFileKind(path: url.path) != .missing else { return }
+        do {
+            try destroy(at: url)
+        } catch {
+            Log.store.error("The temporary store \(url.path) was left in place: \(error)")
+        }
+    }
+
+    /// Throws unless `kind`, the kind of the file at `url`, is a regular file.
+    private static func requireStoreFile(_ url: URL, kind: StoreFileKind, action: String) throws {
+        guard kind == .regular else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
+                                     "Cannot \(action) the store at \(url.path): it is \(kind.phrase), not a store file; it was left alone.",
+                                     userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+
+    /// The paths of a store's companions and support folder that exist, each checked to be what
+    /// the store itself would have made there (regular files, a directory).
+    ///
+    /// - Throws: `NSPersistentStoreInvalidTypeError` naming the first one that is anything else.
+    private static func companionsAndSupport(of url: URL, action: String) throws -> [String] {
+        var paths: [String] = []
+        for path in companionSuffixes.map({ url.path + $0 }) {
+            let kind = StoreFileKind(path: path)
+            if kind == .missing { continue }
+            guard kind == .regular else {
+                throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
+                                         "Cannot \(action) the store at \(url.path): its companion \(path) is \(kind.phrase), not a file SQLite made; nothing was changed.",
+                                         userInfo: [NSFilePathErrorKey: path])
+            }
+            paths.append(path)
+        }
+        let support = supportFolder(of: url).path
+        switch StoreFileKind(path: support) {
+        case .missing: break
+        case .directory: paths.append(support)
+        case let kind:
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
+                                     "Cannot \(action) the store at \(url.path): its support folder \(support) is \(kind.phrase), not a directory; nothing was changed.",
+                                     userInfo: [NSFilePathErrorKey: support])
+        }
+        return paths
     }
 
     /// Replaces the store at `destination` with a consistent copy of the store at `source` (its
@@ -38,17 +97,28 @@ package enum SQLiteStoreFiles {
     /// - Throws: 260 when `source` does not exist, 259/134000 when it is not a store; the
     ///   destination is then unchanged.
     package static func replace(_ destination: URL, with source: URL, timeout: TimeInterval) throws {
-        guard FileManager.default.fileExists(atPath: source.path) else {
+        // The source is only read, so a link to a store is followed; a device or FIFO is refused
+        // before anything opens it (reading a FIFO would wait for a writer forever).
+        let sourceKind = StoreFileKind(resolving: source.path)
+        guard sourceKind != .missing else {
             throw NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadNoSuchFile.rawValue, userInfo: [
                 NSLocalizedDescriptionKey: "No store exists at \(source.path) to copy.", NSFilePathErrorKey: source.path,
             ])
         }
+        try requireStoreFile(source, kind: sourceKind, action: "copy")
         guard try inspectable(source) else {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The file at \(source.path) is an empty database, not a Core Data store.",
                                      userInfo: [NSFilePathErrorKey: source.path])
         }
         if destination.standardizedFileURL == source.standardizedFileURL { return }
-        if FileManager.default.fileExists(atPath: destination.path) { _ = try inspectable(destination) }
+        // The destination is replaced by a rename, so it must be a store file itself (or absent):
+        // never a device, a FIFO, a directory or a link, whatever it leads to.
+        let destinationKind = StoreFileKind(path: destination.path)
+        if destinationKind != .missing {
+            try requireStoreFile(destination, kind: destinationKind, action: "replace")
+            _ = try inspectable(destination)
+        }
+        _ = try companionsAndSupport(of: destination, action: "replace")
         // Copy into a temporary file beside the destination, then move it into place, so a
         // failure leaves the destination as it was.
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).sqlite")

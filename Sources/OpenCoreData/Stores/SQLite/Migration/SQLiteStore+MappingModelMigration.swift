@@ -23,7 +23,7 @@ extension SQLiteStore {
 
         try checkpoint(url, timeout: options.busyTimeout)
         let migrated = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migrated-\(UUID().uuidString)")
-        defer { try? SQLiteStoreFiles.destroy(at: migrated) }
+        defer { SQLiteStoreFiles.removeTemporaryStore(at: migrated) }
         do {
             try NSMigrationManager(sourceModel: source, destinationModel: model)
                 .migrateStore(from: url, sourceType: NSSQLiteStoreType, with: mapping, toDestinationURL: migrated, destinationType: NSSQLiteStoreType)

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a path names in the file system, read with `lstat(2)`: a final symbolic link is reported
+/// as a link, never followed.
+///
+/// Destroying, replacing and migrating a store act only on regular files (and the support folder,
+/// a directory), so `/dev/null` (Apple's in-memory convention), a FIFO, a socket or a link to any
+/// of them is never removed or renamed over, whoever the process runs as: the check is the file's
+/// type, not a permission.
+package enum StoreFileKind: Equatable, Sendable {
+    case missing
+    case regular
+    case directory
+    case symbolicLink
+    case characterDevice
+    case blockDevice
+    case fifo
+    case socket
+    case unknown
+
+    /// The kind of the file at `path`, the final link not followed.
+    package init(path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            self = .missing
+            return
+        }
+        self.init(mode: info.st_mode)
+    }
+
+    /// The kind of the file a path leads to, links followed (what opening it would reach).
+    package init(resolving path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            self = .missing
+            return
+        }
+        self.init(mode: info.st_mode)
+    }
+
+    private init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        case S_IFLNK: self = .symbolicLink
+        case S_IFCHR: self = .characterDevice
+        case S_IFBLK: self = .blockDevice
+        case S_IFIFO: self = .fifo
+        case S_IFSOCK: self = .socket
+        default: self = .unknown
+        }
+    }
+
+    /// The kind in words, for error messages ("a character device").
+    package var phrase: String {
+        switch self {
+        case .missing: "missing"
+        case .regular: "a regular file"
+        case .directory: "a directory"
+        case .symbolicLink: "a symbolic link"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .fifo: "a FIFO (named pipe)"
+        case .socket: "a socket"
+        case .unknown: "a special file"
+        }
+    }
+}
