@@ -12,8 +12,9 @@ import Foundation
 /// - a `-wal` and a `-shm`: `readonly_shm=1`, which opens the `-shm` read-only. When no live writer
 ///   holds it SQLite rebuilds the WAL index privately in heap memory from the `-wal` file
 ///   (<https://www.sqlite.org/walformat.html>), so committed WAL content is read without a write;
-/// - a `-wal` without a `-shm` (a copied or crashed store): SQLite cannot read it without creating
-///   a `-shm`, so the file and its `-wal` are copied into a private temporary folder and read there.
+/// - a `-wal` without a `-shm` (a copied or crashed store), or with a `-shm` whose index describes
+///   another log (`WALIndexCheck`): SQLite cannot read it without creating or rebuilding a `-shm`,
+///   so the file and its `-wal` are copied into a private temporary folder and read there.
 package struct SQLiteReadOnlyLocation: Sendable {
     /// The path or `file:` URI to give SQLite.
     package let path: String
@@ -35,9 +36,14 @@ package struct SQLiteReadOnlyLocation: Sendable {
         guard hasContent(path + "-wal", moreThan: walHeaderSize) else {
             return SQLiteReadOnlyLocation(path: uri(path, "mode=ro&immutable=1"), privateCopy: nil, readsMainFileOnly: true)
         }
-        if FileManager.default.fileExists(atPath: path + "-shm") {
+        if FileManager.default.fileExists(atPath: path + "-shm"), WALIndexCheck.indexMatchesLog(path) {
             return SQLiteReadOnlyLocation(path: uri(path, "mode=ro&readonly_shm=1"), privateCopy: nil)
         }
+        // No -shm, or one that describes another log than the -wal beside it (a stale index next
+        // to a damaged or replaced log): `readonly_shm` would retry its read about a hundred
+        // times (some 10 s) and then fail with SQLITE_PROTOCOL, so the log is read from a copy
+        // without the index, where SQLite rebuilds it (or ignores a log whose header is invalid,
+        // as a writer's recovery would).
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreData-readonly-\(UUID().uuidString)", isDirectory: true)
         let copy = folder.appendingPathComponent(url.lastPathComponent.isEmpty ? "Store.sqlite" : url.lastPathComponent)
         do {
@@ -47,7 +53,7 @@ package struct SQLiteReadOnlyLocation: Sendable {
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw CoreDataError.make(NSPersistentStoreOpenError,
-                                     "Cannot read \(path) read-only: it has a -wal file but no -shm file, and a private copy to read it from could not be made (\(error)).",
+                                     "Cannot read \(path) read-only: it has a -wal file but no usable -shm file, and a private copy to read it from could not be made (\(error)).",
                                      userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: error as NSError])
         }
         return SQLiteReadOnlyLocation(path: uri(copy.path, "mode=ro"), privateCopy: folder)
