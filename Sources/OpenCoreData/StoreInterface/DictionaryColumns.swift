@@ -15,4 +15,42 @@ package enum DictionaryColumns {
         default: nil
         }
     }
+
+    /// The collection operators a dictionary column's key path may apply to a to-many value.
+    package static let collectionOperators: Set<String> = ["@count", "@sum", "@avg", "@min", "@max"]
+
+    /// Whether `path` reads a value of `entity` that every object answers without an undefined
+    /// key: each dot-separated key names a property of the entity reached so far (relationships
+    /// lead on; an attribute or fetched property ends the path), and a collection operator
+    /// follows a to-many relationship (`@count` last, the others before a key of the members).
+    /// `name.`, `name'` and `friends.@count"` are not; `department.name` and `friends.@count` are.
+    package static func isReadableKeyPath(_ path: String, of entity: NSEntityDescription) -> Bool {
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false)
+        var current = entity
+        var index = 0
+        var throughToMany = false
+        while index < keys.count {
+            let key = String(keys[index])
+            let isLast = index == keys.count - 1
+            if key.hasPrefix("@") {
+                guard throughToMany, collectionOperators.contains(key) else { return false }
+                // `@count` counts the members; the others aggregate a key of theirs.
+                if key == "@count" { return isLast }
+                guard !isLast else { return false }
+                throughToMany = false
+                index += 1
+                continue
+            }
+            guard let property = current.propertiesByName[key] else { return false }
+            if let relationship = property as? NSRelationshipDescription {
+                guard let destination = relationship.destinationEntity else { return false }
+                current = destination
+                if relationship.isToMany { throughToMany = true }
+            } else if !isLast {
+                return false
+            }
+            index += 1
+        }
+        return !keys.isEmpty
+    }
 }

@@ -40,12 +40,23 @@ extension NSManagedObjectContext {
                 let result = try coordinator.save(request)
                 finishSave(result, request: request)
                 return
-            } catch let conflicts as StoreSaveConflicts where attempts < 8 {
-                try resolve(conflicts)
-                processPendingChanges()
+            } catch let conflicts as StoreSaveConflicts {
+                // Other writers may commit between a resolution and the next attempt; after
+                // `maximumSaveAttempts` the conflicts left are reported as Apple's error policy
+                // reports them (133020/133021 with their conflict list), never as this type.
+                if attempts < Self.maximumSaveAttempts {
+                    try resolve(conflicts)
+                    processPendingChanges()
+                } else {
+                    try resolve(conflicts, policy: .error)
+                    throw CoreDataError.make(NSManagedObjectMergeError, "Could not save: the stores kept reporting conflicts after \(attempts) attempts.")
+                }
             }
         }
     }
+
+    /// How many times a save is tried while its merge policy resolves conflicts.
+    static let maximumSaveAttempts = 8
 
     /// Inserted, then updated, then deleted objects.
     func changedObjectsInOrder() -> [NSManagedObject] {
@@ -180,8 +191,10 @@ extension NSManagedObjectContext {
 
     // MARK: - Conflicts
 
-    func resolve(_ conflicts: StoreSaveConflicts) throws {
-        let policy = (mergePolicy as? NSMergePolicy) ?? .error
+    /// Resolves a store's conflicts through `policy` (the context's merge policy by default),
+    /// which throws Apple's merge errors when it reports them instead.
+    func resolve(_ conflicts: StoreSaveConflicts, policy: NSMergePolicy? = nil) throws {
+        let policy = policy ?? (mergePolicy as? NSMergePolicy) ?? .error
         if !conflicts.optimistic.isEmpty {
             let mergeConflicts = conflicts.optimistic.compactMap { conflict -> NSMergeConflict? in
                 guard let object = registry[conflict.objectID]?.takeUnretainedValue() else { return nil }

@@ -94,7 +94,7 @@ enum DictionaryResults {
             if let description = element as? NSExpressionDescription {
                 name = description.name
                 if let path = description.expression.flatMap(DictionaryColumns.plainKeyPath) {
-                    guard path == "self" || DictionaryColumns.objectKeys.contains(path) || entity.propertiesByName[Self.firstKey(of: path)] != nil else {
+                    guard path == "self" || DictionaryColumns.objectKeys.contains(path) || DictionaryColumns.isReadableKeyPath(path, of: entity) else {
                         throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' reads '\(path)', which entity '\(entity.name ?? "?")' does not have.")
                     }
                     keyPath = DictionaryColumns.objectKeys.contains(path) ? "self" : path
@@ -104,6 +104,10 @@ enum DictionaryResults {
                 guard let expression = description.expression, let parsed = Aggregate(expression: expression) else {
                     throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' is not a supported aggregate (count:, sum:, min:, max:, average: over a key path), a key path or SELF.")
                 }
+                guard parsed.keyPath == "self" || DictionaryColumns.objectKeys.contains(parsed.keyPath)
+                        || DictionaryColumns.isReadableKeyPath(parsed.keyPath, of: entity) else {
+                    throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' reads '\(parsed.keyPath)', which entity '\(entity.name ?? "?")' does not have.")
+                }
                 aggregate = parsed
                 keyPath = parsed.keyPath
             } else if let property = element as? NSPropertyDescription {
@@ -111,7 +115,7 @@ enum DictionaryResults {
                 keyPath = property.name
                 aggregate = nil
             } else if let string = element as? String {
-                guard entity.propertiesByName[Self.firstKey(of: string)] != nil || DictionaryColumns.objectKeys.contains(string) else {
+                guard DictionaryColumns.objectKeys.contains(string) || DictionaryColumns.isReadableKeyPath(string, of: entity) else {
                     throw CoreDataError.make(NSCoreDataError, "propertiesToFetch names '\(string)', which entity '\(entity.name ?? "?")' does not have.")
                 }
                 name = string
@@ -120,10 +124,6 @@ enum DictionaryResults {
             } else {
                 throw CoreDataError.make(NSCoreDataError, "propertiesToFetch holds \(type(of: element)); use property names or descriptions.")
             }
-        }
-
-        private static func firstKey(of path: String) -> String {
-            path.split(separator: ".").first.map(String.init) ?? path
         }
 
         func value(of object: NSManagedObject) -> Any? {

@@ -145,3 +145,18 @@ package struct PredicateTranslation {
         return try body(&self)
     }
 }
+
+// MARK: - CustomNSError
+
+extension PredicateTranslationError: CustomNSError {
+    /// `NSCocoaErrorDomain`, as every error OpenCoreData throws.
+    public static var errorDomain: String { NSCocoaErrorDomain }
+
+    /// `NSFormattingError` (2048): the predicate has no format-string form.
+    public var errorCode: Int { CocoaError.formatting.rawValue }
+
+    /// The node type and the message, under `NSDebugDescriptionErrorKey` and `NSLocalizedDescriptionKey`.
+    public var errorUserInfo: [String: Any] {
+        [NSDebugDescriptionErrorKey: description, NSLocalizedDescriptionKey: description]
+    }
+}
