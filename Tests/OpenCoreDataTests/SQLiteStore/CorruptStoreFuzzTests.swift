@@ -29,10 +29,13 @@ struct CorruptStoreFuzzTests {
     }
     static let seed: UInt64 = ProcessInfo.processInfo.environment["OCD_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5107_E14
 
-    /// A store to mutate: its bytes (closed, no companions) and the model to open it with.
+    /// A store to mutate: its bytes (closed), the `-wal` and `-shm` a writer left beside it (or
+    /// none), and the model to open it with.
     struct Base {
         let name: String
         let bytes: Data
+        var wal: Data?
+        var shm: Data?
         let model: NSManagedObjectModel
         let isOurs: Bool
     }
@@ -40,6 +43,11 @@ struct CorruptStoreFuzzTests {
     static func bases() throws -> [Base] {
         let ours = try HardeningStores.todoStore()
         var bases = [Base(name: "todo", bytes: try Data(contentsOf: ours), model: TestModels.todoModel(), isOurs: true)]
+        // A store whose last rows are still in its -wal, with its writer's -shm: its inputs damage
+        // the log or the index (issue 30, Must 6: a damaged log beside a stale index).
+        let logged = try StaleIndexTests.storeWithCheckpointAndWAL()
+        bases.append(Base(name: "todo-wal", bytes: try Data(contentsOf: logged), wal: try Data(contentsOf: URL(fileURLWithPath: logged.path + "-wal")),
+                          shm: try Data(contentsOf: URL(fileURLWithPath: logged.path + "-shm")), model: TestModels.todoModel(), isOurs: true))
         guard Fixtures.root != nil else { return bases }
         for pair in FixtureStoreRowTests.pairs where pair.model != nil {
             let copy = try Fixtures.copy(Fixtures.store(pair.store))
@@ -161,15 +169,40 @@ struct CorruptStoreFuzzTests {
     }
 
     /// One input: a mutated copy of a base store, run through a target.
-    private func run(_ target: Target, _ base: Base, input: Int, random: inout SeededGenerator) throws {
+    @discardableResult
+    private func run(_ target: Target, _ base: Base, input: Int, random: inout SeededGenerator) throws -> String {
         let url = TestStoreFiles.newStoreURL(in: TestStoreFiles.memoryRoot)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         var bytes = base.bytes
-        let byteMutation = Bool.random(using: &random)
-        if byteMutation { Self.mutateBytes(&bytes, &random) }
-        try bytes.write(to: url)
-        if !byteMutation { try Self.mutateValue(url, &random) }
-        let label = "input \(input) (\(base.name), \(byteMutation ? "bytes" : "value"))"
+        let mutation: String
+        if var wal = base.wal, var shm = base.shm {
+            // The log's header (its salts most often), its frames, or the index.
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                for offset in 16..<24 where Bool.random(using: &random) { wal[offset] = UInt8.random(in: 0...255, using: &random) }
+                mutation = "wal salts"
+            case 1:
+                Self.mutateBytes(&wal, &random)
+                mutation = "wal bytes"
+            case 2:
+                Self.mutateBytes(&shm, &random)
+                mutation = "shm bytes"
+            default:
+                Self.mutateBytes(&wal, &random)
+                Self.mutateBytes(&shm, &random)
+                mutation = "wal and shm bytes"
+            }
+            try bytes.write(to: url)
+            try wal.write(to: URL(fileURLWithPath: url.path + "-wal"))
+            try shm.write(to: URL(fileURLWithPath: url.path + "-shm"))
+        } else {
+            let byteMutation = Bool.random(using: &random)
+            if byteMutation { Self.mutateBytes(&bytes, &random) }
+            try bytes.write(to: url)
+            if !byteMutation { try Self.mutateValue(url, &random) }
+            mutation = byteMutation ? "bytes" : "value"
+        }
+        let label = "input \(input) (\(base.name), \(mutation))"
         let before = try StoreFolderSnapshot(of: url)
 
         switch target {
@@ -198,7 +231,7 @@ struct CorruptStoreFuzzTests {
                 #expect(error.domain == NSCocoaErrorDomain, "\(label): open: \(error)")
                 let after = try StoreFolderSnapshot(of: url)
                 #expect(after == before, "\(label): the failed open (\(error.code)) changed \(after.differences(from: before))")
-                return
+                return label
             }
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
@@ -207,6 +240,7 @@ struct CorruptStoreFuzzTests {
             }
             removeStores(context)
         }
+        return label
     }
 
     /// Runs `count` inputs through a target and prints the slowest (hangs are reported, not asserted).
@@ -218,8 +252,11 @@ struct CorruptStoreFuzzTests {
         let start = clock.now
         let count = Self.count(for: target)
         for input in 0..<count {
-            let duration = try clock.measure { try run(target, bases[input % bases.count], input: input, random: &random) }
+            var label = ""
+            let duration = try clock.measure { label = try run(target, bases[input % bases.count], input: input, random: &random) }
             if duration > slowest.duration { slowest = (input, duration) }
+            // Reported, not asserted (no timing assertions): an input this slow is a hang to look at.
+            if duration > .seconds(2) { print("\(target) fuzzing: \(label) took \(duration)") }
         }
         print("\(target) fuzzing: \(count) inputs in \(clock.now - start), seed \(seed), slowest input \(slowest.input) took \(slowest.duration)")
     }

@@ -53,8 +53,13 @@ struct StaleIndexTests {
         let location = try SQLiteReadOnlyLocation.forReading(url)
         #expect(location.privateCopy != nil, "a stale index is never handed to readonly_shm")
         location.remove()
-        // Torn or missing index headers are not trusted either.
-        var index = [UInt8](repeating: 0, count: 96), log = [UInt8](repeating: 0, count: 32)
+        // Torn or missing index headers are not trusted either. The log header below is valid:
+        // little-endian checksums (magic ...82), version 3007000, 4096-byte pages, and the
+        // checksum of its first 24 bytes.
+        var index = [UInt8](repeating: 0, count: 96)
+        var log: [UInt8] = [0x37, 0x7F, 0x06, 0x82, 0x00, 0x2D, 0xE2, 0x18, 0x00, 0x00, 0x10, 0x00] + [UInt8](repeating: 0, count: 20)
+        Self.sealLogHeader(&log)
+        #expect(WALIndexCheck.logHeaderIsValid(log))
         #expect(!WALIndexCheck.indexMatches(index: index, log: log), "never initialized")
         index[12] = 1
         index[48 + 12] = 1
@@ -66,8 +71,45 @@ struct StaleIndexTests {
         index[48 + 32] = 9
         #expect(!WALIndexCheck.indexMatches(index: index, log: log), "frames under other salts")
         log[16] = 9
+        #expect(!WALIndexCheck.indexMatches(index: index, log: log), "a log whose checksum no longer matches its header")
+        Self.sealLogHeader(&log)
         #expect(WALIndexCheck.indexMatches(index: index, log: log), "frames under the log's salts")
+        for offset in [0, 3, 5, 9, 25, 31] {
+            var damaged = log
+            damaged[offset] ^= 0x5A
+            #expect(!WALIndexCheck.logHeaderIsValid(damaged), "byte \(offset) damaged")
+        }
         #expect(!WALIndexCheck.indexMatches(index: Array(index.prefix(50)), log: log), "too short")
+    }
+
+    /// Writes the checksum of a little-endian log header's first 24 bytes into bytes 24–31, as
+    /// SQLite's documentation defines it (computed here independently of `WALIndexCheck`).
+    static func sealLogHeader(_ log: inout [UInt8]) {
+        var s0: UInt32 = 0, s1: UInt32 = 0
+        func littleEndianWord(_ at: Int) -> UInt32 { UInt32(log[at]) | UInt32(log[at + 1]) << 8 | UInt32(log[at + 2]) << 16 | UInt32(log[at + 3]) << 24 }
+        for at in stride(from: 0, to: 24, by: 8) {
+            s0 = s0 &+ littleEndianWord(at) &+ s1
+            s1 = s1 &+ littleEndianWord(at + 4) &+ s0
+        }
+        for (index, value) in [s0, s1].enumerated() {
+            for byte in 0..<4 { log[24 + 4 * index + byte] = UInt8(truncatingIfNeeded: value >> (24 - 8 * byte)) }
+        }
+    }
+
+    @Test("Every byte of a damaged log header sends the read to a private copy, answered with the database file's rows")
+    func damagedLogHeaders() throws {
+        let url = try Self.storeWithCheckpointAndWAL()
+        let wal = try Data(contentsOf: URL(fileURLWithPath: url.path + "-wal"))
+        #expect(WALIndexCheck.logHeaderIsValid([UInt8](wal.prefix(32))), "SQLite's own log header passes")
+        for offset in [0, 3, 8, 11, 20, 27] {
+            let copy = TestStoreFiles.newStoreURL()
+            for suffix in ["", "-wal", "-shm"] { try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path + suffix) }
+            var damaged = wal
+            damaged[offset] ^= 0x5A
+            try damaged.write(to: URL(fileURLWithPath: copy.path + "-wal"))
+            #expect(!WALIndexCheck.indexMatchesLog(copy.path), "byte \(offset)")
+            #expect(try Self.todoCount(copy, readOnly: true) == 20, "byte \(offset)")
+        }
     }
 
     @Test("A damaged -wal next to a stale -shm opens read-only and read-write with the database file's rows, touching nothing read-only")
