@@ -21,10 +21,14 @@ package enum DictionaryColumns {
 
     /// Whether `path` reads a value of `entity` that every object answers without an undefined
     /// key: each dot-separated key names a property of the entity reached so far (relationships
-    /// lead on; an attribute or fetched property ends the path), and a collection operator
-    /// follows a to-many relationship (`@count` last, the others before a key of the members).
+    /// lead on; an attribute or fetched property ends the path), and a to-many relationship is
+    /// followed by a collection operator (`@count` last, the others before a key of the members).
     /// `name.`, `name'` and `friends.@count"` are not; `department.name` and `friends.@count` are.
-    package static func isReadableKeyPath(_ path: String, of entity: NSEntityDescription) -> Bool {
+    ///
+    /// A plain column may not end at, or read through, a to-many relationship (Apple's
+    /// `propertiesToFetch` takes "attributes, to-one relationships, or expressions");
+    /// `allowsToMany` lets an aggregate's argument do so (`count:(tags)`, `sum:(tags.priority)`).
+    package static func isReadableKeyPath(_ path: String, of entity: NSEntityDescription, allowsToMany: Bool = false) -> Bool {
         let keys = path.split(separator: ".", omittingEmptySubsequences: false)
         var current = entity
         var index = 0
@@ -41,6 +45,7 @@ package enum DictionaryColumns {
                 index += 1
                 continue
             }
+            if throughToMany && !allowsToMany { return false }
             guard let property = current.propertiesByName[key] else { return false }
             if let relationship = property as? NSRelationshipDescription {
                 guard let destination = relationship.destinationEntity else { return false }
@@ -51,6 +56,6 @@ package enum DictionaryColumns {
             }
             index += 1
         }
-        return !keys.isEmpty
+        return !keys.isEmpty && (allowsToMany || !throughToMany)
     }
 }

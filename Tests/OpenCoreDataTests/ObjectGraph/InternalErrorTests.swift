@@ -87,16 +87,76 @@ struct InternalErrorTests {
         }
     }
 
+    @Test("Fuzzed dictionary columns: no trap, 134060 for what the model cannot read, the same rows on both stores for the rest")
+    func dictionaryKeyPathFuzz() throws {
+        let count = ProcessInfo.processInfo.environment["OCD_FUZZ_COUNT"].flatMap(Int.init).map { max(1, $0 / 10) } ?? 2_000
+        let contexts = try StoreKind.allCases.map { try $0.context(M.todoModel()) }
+        for context in contexts {
+            try context.performAndWait {
+                let place = NSEntityDescription.insertNewObject(forEntityName: "LocationEntity", into: context)
+                place.setValue("Oslo", forKey: "placeName")
+                for index in 0..<3 {
+                    let tag = NSEntityDescription.insertNewObject(forEntityName: "TagEntity", into: context)
+                    tag.setValue("t\(index)", forKey: "name")
+                    let todo = NSEntityDescription.insertNewObject(forEntityName: "TodoEntity", into: context)
+                    todo.setValue("todo \(index)", forKey: "title")
+                    todo.setValue(Int16(index), forKey: "priority")
+                    todo.setValue(Set([tag]), forKey: "tags")
+                    if index > 0 { todo.setValue(place, forKey: "location") }
+                }
+                try context.save()
+            }
+        }
+        let pieces = ["title", "priority", "tags", "name", "location", "placeName", "todos", "@count", "@max", "@sum", "@avg", "@min",
+                      "@foo", "objectID", "self", "", " ", "\"", "'", " --", "\u{0}", "é", "title'", "x"]
+        let model = M.todoModel()
+        let todoEntity = try #require(model.entitiesByName["TodoEntity"])
+        var random = SeededGenerator(seed: 0x0DC0_1A55)
+        for input in 0..<count {
+            var path = pieces.randomElement(using: &random)!
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                path += (Int.random(in: 0..<6, using: &random) == 0 ? "" : ".") + pieces.randomElement(using: &random)!
+            }
+            let readable = DictionaryColumns.objectKeys.contains(path) || DictionaryColumns.isReadableKeyPath(path, of: todoEntity)
+            var answers: [String] = []
+            for context in contexts {
+                let answer: String = context.performAndWait {
+                    let request = NSFetchRequest<NSDictionary>(entityName: "TodoEntity")
+                    request.resultType = .dictionaryResultType
+                    request.propertiesToFetch = [path]
+                    request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+                    do {
+                        let rows = try context.fetch(request)
+                        return "rows " + rows.map { row in "\(row[path].map { $0 is NSManagedObjectID ? "id" : "\($0)" } ?? "-")" }.joined(separator: "|")
+                    } catch let error as NSError {
+                        return "error \(error.domain) \(error.code)"
+                    }
+                }
+                answers.append(answer)
+            }
+            if !readable {
+                #expect(answers.allSatisfy { $0 == "error \(NSCocoaErrorDomain) \(NSCoreDataError)" }, "input \(input) '\(path)': \(answers)")
+            } else {
+                #expect(Set(answers).count == 1, "input \(input) '\(path)': \(answers)")
+            }
+        }
+    }
+
     @Test("Key paths are read through the model: relationships lead on, attributes end, operators follow a to-many")
     func keyPathRules() {
         let model = M.todoModel()
         let todo = model.entitiesByName["TodoEntity"]!
-        for path in ["title", "location.placeName", "tags", "tags.name", "tags.@count", "tags.@max.name", "location"] {
+        defer { withExtendedLifetime(model) {} }
+        for path in ["title", "location.placeName", "tags.@count", "tags.@max.name", "location", "location.todos.@count"] {
             #expect(DictionaryColumns.isReadableKeyPath(path, of: todo), "\(path)")
         }
         for path in ["", "title.", ".title", "title'", "tags.@count\"", "location.@count", "@count", "tags.@sum", "tags.@foo.name",
-                     "title.count", "tags.@count.name", "location.placeName.x", "missing"] {
+                     "title.count", "tags.@count.name", "location.placeName.x", "missing", "tags", "tags.name", "location.todos"] {
             #expect(!DictionaryColumns.isReadableKeyPath(path, of: todo), "\(path)")
+        }
+        // An aggregate's argument may read a to-many relationship.
+        for path in ["tags", "tags.name"] {
+            #expect(DictionaryColumns.isReadableKeyPath(path, of: todo, allowsToMany: true), "\(path)")
         }
     }
 

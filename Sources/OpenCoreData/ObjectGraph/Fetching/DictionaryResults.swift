@@ -105,7 +105,7 @@ enum DictionaryResults {
                     throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' is not a supported aggregate (count:, sum:, min:, max:, average: over a key path), a key path or SELF.")
                 }
                 guard parsed.keyPath == "self" || DictionaryColumns.objectKeys.contains(parsed.keyPath)
-                        || DictionaryColumns.isReadableKeyPath(parsed.keyPath, of: entity) else {
+                        || DictionaryColumns.isReadableKeyPath(parsed.keyPath, of: entity, allowsToMany: true) else {
                     throw CoreDataError.make(NSCoreDataError, "The expression of '\(description.name)' reads '\(parsed.keyPath)', which entity '\(entity.name ?? "?")' does not have.")
                 }
                 aggregate = parsed
