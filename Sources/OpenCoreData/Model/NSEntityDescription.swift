@@ -166,9 +166,18 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         return current
     }
 
-    /// This entity and all its subentities, depth-first.
+    /// This entity and all its subentities, depth-first (preorder).
+    ///
+    /// - Complexity: O(descendants), with a stack of its own: concatenating each subentity's
+    ///   list copied it once per level (quadratic over a deep chain) and recursed once per level.
     package var selfAndDescendants: [NSEntityDescription] {
-        [self] + subentities.flatMap(\.selfAndDescendants)
+        var result: [NSEntityDescription] = []
+        var stack: [NSEntityDescription] = [self]
+        while let entity = stack.popLast() {
+            result.append(entity)
+            stack.append(contentsOf: entity.subentities.reversed())
+        }
+        return result
     }
 
     /// The entity's version hash (Apple's algorithm; see `docs/StoreFormat.md`).

@@ -62,9 +62,8 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         self.schema = schema
         self.externalData = externalData
         let readEntities = includesSubentities ? entity.selfAndDescendants : [entity]
-        var used = Set<Int>()
-        for readEntity in readEntities { used.formUnion(table.columnIndices(for: readEntity)) }
-        let selectedColumns = table.columns.indices.filter { used.contains($0) }
+        // The columns of the entity's ancestors and of every entity read, in one pass over the table.
+        let selectedColumns = table.columnIndices(forAnyOf: [entity], includingDescendants: includesSubentities)
         var position: [Int: Int32] = [:]
         for (offset, index) in selectedColumns.enumerated() { position[index] = Int32(offset + 3) }
         self.selection = [dialect.column("Z_PK", of: alias), dialect.column("Z_ENT", of: alias), dialect.column("Z_OPT", of: alias)]

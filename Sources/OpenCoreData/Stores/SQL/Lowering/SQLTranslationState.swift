@@ -47,6 +47,10 @@ package struct SQLTranslationState {
     /// The alias of the fetched entity's table.
     package static let rootAlias = "t0"
 
+    /// The most LEFT JOINs one SELECT (the main query or a subquery) may have; SQLite joins at
+    /// most 64 tables, and a subquery's FROM holds up to two more (a join table and its rows).
+    package static let maximumJoinsPerSelect = 60
+
     /// LEFT JOINs of the main query, in the order they were needed.
     package var joins: [SQLFragment] { scopes[0].joins }
 
@@ -78,6 +82,11 @@ package struct SQLTranslationState {
             throw .unsupported("key path", "'\(object.joinKey)' is read outside the subquery that defines it")
         }
         if let known = scopes[index].aliasesByJoinKey[object.joinKey] { return known }
+        // SQLite joins at most 64 tables in one SELECT ("too many FROM clause terms"): a longer
+        // to-one path (`parent.parent.…`) runs in memory, which follows it link by link.
+        guard scopes[index].joins.count < Self.maximumJoinsPerSelect else {
+            throw .unsupported("key path", "it needs more than \(Self.maximumJoinsPerSelect) joins in one SELECT, more tables than SQLite joins")
+        }
         guard let table = schema.table(for: object.entity) else {
             throw .unsupported("entity", "'\(object.entity.name ?? "?")' is not in this store")
         }

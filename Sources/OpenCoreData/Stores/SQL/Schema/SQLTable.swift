@@ -111,7 +111,36 @@ package final class SQLTable: @unchecked Sendable {
     }
 
     /// The columns an entity's rows use: its own and its ancestors' properties.
+    ///
+    /// - Complexity: O(columns + inheritance depth): the ancestors are collected once, where
+    ///   asking `isKindOf` per column walked the chain per column (cubic over a deep chain's entities).
     package func columnIndices(for entity: NSEntityDescription) -> [Int] {
-        columns.indices.filter { entity.isKindOf(entity: columns[$0].property.entity) }
+        columnIndices(forAnyOf: [entity], includingDescendants: false)
+    }
+
+    /// The columns the rows of any of `entities` use (and of their subentities' rows when
+    /// `includingDescendants`), in table order.
+    ///
+    /// - Complexity: O(columns + the entities' ancestors and descendants).
+    package func columnIndices(forAnyOf entities: [NSEntityDescription], includingDescendants: Bool) -> [Int] {
+        var owners = Set<ObjectIdentifier>()
+        for entity in entities {
+            var current: NSEntityDescription? = entity
+            // Stop at an ancestor already collected: its own ancestors are in the set.
+            while let ancestor = current, owners.insert(ObjectIdentifier(ancestor)).inserted {
+                WorkCounter.count()
+                current = ancestor.superentity
+            }
+            if includingDescendants {
+                for descendant in entity.selfAndDescendants {
+                    WorkCounter.count()
+                    owners.insert(ObjectIdentifier(descendant))
+                }
+            }
+        }
+        return columns.indices.filter { index in
+            WorkCounter.count()
+            return columns[index].property.entity.map { owners.contains(ObjectIdentifier($0)) } ?? false
+        }
     }
 }
