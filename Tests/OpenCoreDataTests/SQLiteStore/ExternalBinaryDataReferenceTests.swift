@@ -73,7 +73,8 @@ struct ExternalBinaryDataReferenceTests {
         let context = try E.open(url)
         try E.insert(context, name: "big", payload: big)
         let file = try #require(E.externalFiles(url).first)
-        let small = Self.framed(try #require(UUID(uuidString: file)))
+        let fileName = try #require(UUID(uuidString: file))
+        let small = Self.framed(fileName)
         try E.insert(context, name: "small", payload: small)
         #expect(try E.payloads(at: url) == [big, small])
         try Self.delete(["small"], at: url)
@@ -123,7 +124,8 @@ struct ExternalBinaryDataReferenceTests {
         let big = E.bytes(E.megabyte, seed: 5)
         try E.insert(context, name: "a", payload: big)
         for name in ["b", "c", "d", "e", "f"] { try E.insert(context, name: name, payload: nil) }
-        let owned = try #require(UUID(uuidString: try #require(E.externalFiles(url).first)))
+        let ownedName = try #require(E.externalFiles(url).first)
+        let owned = try #require(UUID(uuidString: ownedName))
         let orphan = UUID(), shared = UUID(), missing = UUID()
         try E.bytes(700, seed: 1).write(to: Self.folder(url).appendingPathComponent(orphan.uuidString))
         try E.bytes(900, seed: 2).write(to: Self.folder(url).appendingPathComponent(shared.uuidString))
@@ -174,7 +176,11 @@ struct ExternalBinaryDataReferenceTests {
             _ = NSEntityDescription.insertNewObject(forEntityName: "Document", into: context)
             try context.save()
         }
-        try NSPersistentStoreCoordinator.setMetadata(["other": 1], forPersistentStoreOfType: NSSQLiteStoreType, at: url)
+        // An app that rebuilds the metadata from the keys it knows leaves ours out.
+        var closed = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        closed.removeValue(forKey: SQLiteExternalData.bookkeepingKey)
+        closed["other"] = 1
+        try NSPersistentStoreCoordinator.setMetadata(closed, forPersistentStoreOfType: NSSQLiteStoreType, at: url)
         #expect(SQLiteExternalData.isOpenCoreDataBookkeeping(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)))
         let migrate: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
         _ = try E.payloads(at: url, model: E.model(note: true), options: migrate)
