@@ -38,7 +38,10 @@ extension NSPersistentStoreCoordinator {
     /// Mirrors <https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/setmetadata(_:forpersistentstoreoftype:at:options:)>.
     /// `NSStoreUUID` and `NSStoreType` keep the file's values.
     public class func setMetadata(_ metadata: [String: Any], forPersistentStoreOfType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws {
-        _ = try metadataForPersistentStore(ofType: storeType, at: url, options: options)
+        let current = try metadataForPersistentStore(ofType: storeType, at: url, options: options)
+        var metadata = metadata
+        // The store's own bookkeeping (whose external-data format its BLOBs follow) stays.
+        if metadata[SQLiteExternalData.bookkeepingKey] == nil { metadata[SQLiteExternalData.bookkeepingKey] = current[SQLiteExternalData.bookkeepingKey] }
         try SQLiteStore.writeMetadata(metadata, at: url, options: options)
     }
 }

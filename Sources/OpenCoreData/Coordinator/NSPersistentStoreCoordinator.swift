@@ -159,7 +159,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The metadata keys the store itself writes, kept when an app's dictionary omits them.
     private static let storeManagedMetadataKeys = [
         NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey, NSStoreModelVersionHashesVersionKey,
-        NSPersistenceFrameworkVersionKey, NSStoreModelVersionChecksumKey,
+        NSPersistenceFrameworkVersionKey, NSStoreModelVersionChecksumKey, SQLiteExternalData.bookkeepingKey,
     ]
 
     // MARK: - Contexts

@@ -355,35 +355,45 @@ struct ExternalBinaryDataTests {
 
     // MARK: - References the store cannot resolve
 
-    @Test("A marker or a UUID reference whose file is missing reads as nil, never as its bytes; a resolvable reference reads its file")
+    @Test("A marker whose file is missing or of another size reads as nil; a BLOB in a store we created is a value, whatever it names")
     func unresolvableReferences() throws {
         let url = TestStoreFiles.newStoreURL()
         let context = try Self.open(url)
         for name in ["a", "b", "c", "d"] { try Self.insert(context, name: name, payload: nil) }
         let missing = UUID()
         try Self.execute("UPDATE ZDOCUMENT SET ZPAYLOAD = ? WHERE ZNAME = 'a'", [SQLiteExternalData.marker(name: missing, byteCount: 10)], at: url)
-        // A short BLOB holding nothing but a UUID and framing bytes: another writer's reference.
-        let foreign = UUID()
-        let reference = Data([2]) + Data(foreign.uuidString.utf8) + Data([0])
-        try Self.execute("UPDATE ZDOCUMENT SET ZPAYLOAD = ? WHERE ZNAME = 'b'", [reference], at: url)
-        let resolvable = UUID()
-        try Self.execute("UPDATE ZDOCUMENT SET ZPAYLOAD = ? WHERE ZNAME = 'c'", [Data([2]) + Data(resolvable.uuidString.utf8) + Data([0])], at: url)
+        // BLOBs shaped like another writer's reference: in a store OpenCoreData created they are
+        // values, whether the file they name is missing or exists.
+        let framedMissing = Data([2]) + Data(UUID().uuidString.utf8) + Data([0])
+        try Self.execute("UPDATE ZDOCUMENT SET ZPAYLOAD = ? WHERE ZNAME = 'b'", [framedMissing], at: url)
+        let existing = UUID()
+        let framedExisting = Data([2]) + Data(existing.uuidString.utf8) + Data([0])
+        try Self.execute("UPDATE ZDOCUMENT SET ZPAYLOAD = ? WHERE ZNAME = 'c'", [framedExisting], at: url)
         let folder = SQLiteStoreFiles.supportFolder(of: url).appendingPathComponent("_EXTERNAL_DATA")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Self.bytes(5000).write(to: folder.appendingPathComponent(resolvable.uuidString))
+        try Self.bytes(5000).write(to: folder.appendingPathComponent(existing.uuidString))
         // A marker whose file is not of the recorded size.
         let truncated = UUID()
         try Self.bytes(100).write(to: folder.appendingPathComponent(truncated.uuidString))
         try Self.execute("UPDATE ZDOCUMENT SET ZPAYLOAD = ? WHERE ZNAME = 'd'", [SQLiteExternalData.marker(name: truncated, byteCount: 200)], at: url)
-        #expect(try Self.payloads(at: url) == [nil, nil, Self.bytes(5000), nil])
+        #expect(try Self.payloads(at: url) == [nil, framedMissing, framedExisting, nil])
+        // Deleting the BLOB's row leaves the file it names alone: the row does not own it.
+        let reader = try Self.open(url)
+        try reader.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Document")
+            request.predicate = NSPredicate(format: "name == 'c'")
+            for document in try reader.fetch(request) { reader.delete(document) }
+            try reader.save()
+        }
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(existing.uuidString).path))
     }
 
-    @Test("Only a short BLOB of one UUID with non-printing framing is taken for a reference")
+    @Test("Only a BLOB of 37–64 bytes holding one UUID and non-printing framing has a reference's shape")
     func foreignReferenceShape() {
         let uuid = UUID()
         let text = Data(uuid.uuidString.utf8)
-        func reference(_ data: Data) -> UUID? { data.withUnsafeBytes(SQLiteExternalData.foreignReference) }
-        // A bare UUID string is a value an app may store; only a framed one is a reference.
+        func reference(_ data: Data) -> UUID? { SQLiteExternalData.foreignReference(data) }
+        // A bare UUID string is a value an app may store; only a framed one has the shape.
         #expect(reference(text) == nil)
         #expect(reference(Data([0]) + text) == uuid)
         #expect(reference(Data([1, 2]) + text + Data([0])) == uuid)

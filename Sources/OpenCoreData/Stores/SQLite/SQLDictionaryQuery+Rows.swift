@@ -8,7 +8,7 @@ extension SQLDictionaryQuery {
     /// are decoded here, the rows finished (de-duplicated) by the SQL layer's `results(_:)`.
     /// Attributes with `allowsExternalBinaryDataStorage` are read through `externalData`.
     package func rows(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, schema: SQLStoreSchema,
-                      externalData: SQLiteExternalData? = nil) throws -> [NSDictionary] {
+                      externalData: SQLiteExternalData? = nil, db: Database) throws -> [NSDictionary] {
         var rows: [[String: Any]] = []
         // Decided once per query, not per row: which columns may hold external references.
         let external: [Bool] = columns.map { column in
@@ -25,7 +25,7 @@ extension SQLDictionaryQuery {
                 index += 1
                 switch column.output {
                 case .attribute(let attribute) where external[number]:
-                    let stored = externalData?.storeValue(value, type: attribute.attributeType) ?? .null
+                    let stored = externalData?.storeValue(value, type: attribute.attributeType, db: db) ?? .null
                     values[column.name] = AttributeConversion.publicValue(stored, type: attribute.attributeType)
                 case .attribute(let attribute):
                     // Through the row decoder, which reads text with its byte count (NULs kept).

@@ -111,7 +111,9 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     }
 
     /// Decodes every row a statement returns; rows of unknown `Z_ENT` are skipped with a log line.
-    package func decodeAll(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, into result: inout [RowSnapshot]) throws {
+    /// `db` is the statement's connection (external values may need a look at other rows there).
+    package func decodeAll(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, db: Database,
+                           into result: inout [RowSnapshot]) throws {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let handle = statement.sqliteStatement
         let store = store.handle
@@ -129,13 +131,13 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
                 Log.store.warning("Skipping row \(primaryKey) of \(table.name): Z_ENT \(number) is not an entity this request reads.")
                 continue
             }
-            result.append(decodeRow(handle, plan: plan, primaryKey: primaryKey, store: store))
+            result.append(decodeRow(handle, plan: plan, primaryKey: primaryKey, store: store, db: db))
         }
     }
 
     /// Decodes the row a statement is positioned on.
     @inline(__always)
-    private func decodeRow(_ handle: SQLiteStatement, plan: EntityPlan, primaryKey: Int64, store: StoreHandle) -> RowSnapshot {
+    private func decodeRow(_ handle: SQLiteStatement, plan: EntityPlan, primaryKey: Int64, store: StoreHandle, db: Database) -> RowSnapshot {
         let version = Self.integer(handle, 2) ?? 0
         let slots = plan.slots
         let values = StoreValues(unsafeUninitializedCount: slots.count) { base in
@@ -151,7 +153,7 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
                     value = Self.storeValue(handle, column, type)
                     if value.holdsReference { holdsReferences = true }
                 case .externalAttribute(let column, let type):
-                    value = externalValue(handle, column, type)
+                    value = externalValue(handle, column, type, db: db)
                     if value.holdsReference { holdsReferences = true }
                 case .toOne(let column, let typeColumn, let destination):
                     value = toOne(handle, column, typeColumn, destination, store: store)
@@ -178,9 +180,9 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     }
 
     /// An external-storage attribute's value: the file's bytes when the column holds a reference.
-    private func externalValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType) -> StoreValue {
+    private func externalValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType, db: Database) -> StoreValue {
         guard let externalData else { return Self.storeValue(handle, column, type) }
-        return externalData.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type)
+        return externalData.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type, db: db)
     }
 
     // MARK: - Columns

@@ -52,7 +52,7 @@ extension SQLiteStore {
         let decoder = decoder(for: table.root, includesSubentities: true)
         var rows: [RowSnapshot] = []
         try run(db, builder.rows(in: table, columns: decoder.selection, keys: [id.primaryKey])) { statement, arguments in
-            try decoder.decodeAll(statement, arguments: arguments, store: store, into: &rows)
+            try decoder.decodeAll(statement, arguments: arguments, store: store, db: db, into: &rows)
         }
         return rows.first
     }
@@ -144,7 +144,7 @@ extension SQLiteStore {
         }
         var rows: [RowSnapshot] = []
         try run(db, select.render(in: dialect)) { statement, arguments in
-            try decoder.decodeAll(statement, arguments: arguments, store: store, into: &rows)
+            try decoder.decodeAll(statement, arguments: arguments, store: store, db: db, into: &rows)
         }
         return rows.first { !excluded.contains($0.objectID) }
     }

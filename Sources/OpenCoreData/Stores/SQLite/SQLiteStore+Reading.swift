@@ -77,7 +77,7 @@ extension SQLiteStore {
         try readStatement { db in
             var result: [RowSnapshot] = []
             try run(db, sql) { statement, arguments in
-                try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
+                try decoder.decodeAll(statement, arguments: arguments, store: store, db: db, into: &result)
             }
             return result
         }
@@ -134,7 +134,7 @@ extension SQLiteStore {
         return try readStatement { db in
             var rows: [NSDictionary] = []
             try run(db, query.sql) { statement, arguments in
-                rows = try query.rows(statement, arguments: arguments, store: store, schema: schema, externalData: externalData)
+                rows = try query.rows(statement, arguments: arguments, store: store, schema: schema, externalData: externalData, db: db)
             }
             return rows
         }
@@ -150,7 +150,7 @@ extension SQLiteStore {
             for (table, keys) in chunks {
                 let decoder = decoder(for: table.root, includesSubentities: true)
                 try run(db, builder.rows(in: table, columns: decoder.selection, keys: keys)) { statement, arguments in
-                    try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
+                    try decoder.decodeAll(statement, arguments: arguments, store: store, db: db, into: &result)
                 }
             }
             return result
@@ -181,7 +181,7 @@ extension SQLiteStore {
         return try readStatement { db in
             var result: [RowSnapshot] = []
             try run(db, sql) { statement, arguments in
-                try decoder.decodeAll(statement, arguments: arguments, store: store, into: &result)
+                try decoder.decodeAll(statement, arguments: arguments, store: store, db: db, into: &result)
             }
             return result
         }

@@ -250,7 +250,7 @@ extension SQLiteStore {
                                  includes: (Int) -> Bool) throws {
         Log.sql.debug("\(select)")
         guard let row = try Row.fetchOne(db.cachedStatement(sql: select), arguments: [key]) else { return }
-        files.noteReplaced(row, includes: includes)
+        files.noteReplaced(row, db: db, includes: includes)
     }
 
     // MARK: - Relationships

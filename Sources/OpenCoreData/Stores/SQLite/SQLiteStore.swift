@@ -52,7 +52,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     }
 
     private init(url: URL, schema: SQLStoreSchema, options: SQLiteStoreOptions, pool: DatabasePool, readOnlyLocation: SQLiteReadOnlyLocation?,
-                 derivedReports: SQLiteDerivedValueReports, keepsHistory: Bool) {
+                 derivedReports: SQLiteDerivedValueReports, keepsHistory: Bool, metadata: [String: Any]) {
         self.url = url
         self.keepsHistory = keepsHistory
         self.derivedReports = derivedReports
@@ -60,7 +60,8 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         self.schema = schema
         self.builder = SQLQueryBuilder(schema: schema, dialect: Self.dialect)
         self.options = options
-        self.externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold)
+        // The metadata at open says whose bookkeeping the store follows (it is set only on creation).
+        self.externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold, metadata: metadata, schema: schema)
         self.poolState = Mutex(pool)
     }
 
@@ -152,7 +153,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             }
             let keepsHistory = try preparedHistoryTables(pool, options: options)
             let store = SQLiteStore(url: url, schema: schema, options: options, pool: pool, readOnlyLocation: readOnlyLocation,
-                                    derivedReports: reports, keepsHistory: keepsHistory)
+                                    derivedReports: reports, keepsHistory: keepsHistory, metadata: metadata)
             let identifier = uuid ?? UUID().uuidString
             metadata[NSStoreUUIDKey] = identifier
             metadata[NSStoreTypeKey] = NSSQLiteStoreType
@@ -212,7 +213,10 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
                 numbers[entity.name ?? ""] = number
             }
             let uuid = UUID().uuidString
-            let metadata = SQLiteMetadata.initial(for: model)
+            var metadata = SQLiteMetadata.initial(for: model)
+            // Only a store created here follows OpenCoreData's external-data bookkeeping (every
+            // BLOB a value); migrations keep the key as they found it, present or absent.
+            metadata[SQLiteExternalData.bookkeepingKey] = SQLiteExternalData.bookkeepingVersion
             try execute(db, bookkeeping.insertMetadata, [SQLBookkeepingStatements.metadataVersion, uuid, try SQLiteMetadata.encode(metadata)])
             // The model travels with the store, as in Apple's stores (the table is in the schema).
             try execute(db, bookkeeping.insertModelCache, [ModelCacheArchiver.modelCache(model)])

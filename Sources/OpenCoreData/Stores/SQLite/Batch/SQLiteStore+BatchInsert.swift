@@ -194,7 +194,7 @@ extension SQLiteStore {
         let arguments = StatementArguments(constraintSources.map { plan.value(of: $0, in: values, schema: schema) })
         Log.sql.debug("\(select)")
         guard let row = try Row.fetchOne(db.cachedStatement(sql: select), arguments: arguments) else { return }
-        files.noteReplaced(row) { _ in true }
+        files.noteReplaced(row, db: db) { _ in true }
     }
 }
 

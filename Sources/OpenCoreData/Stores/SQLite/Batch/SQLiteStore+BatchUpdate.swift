@@ -39,6 +39,14 @@ extension SQLiteStore {
             var value: SQLFragment
             switch assignment.value {
             case .constant(let constant):
+                if SQLiteExternalData.isExternal(attribute), externalData.readsForeignReferences, case .data(let data) = constant,
+                   SQLiteExternalData.foreignReference(data) != nil {
+                    // One UPDATE binds one value for every row, and a save would give each row a
+                    // file of its own: in a store another implementation made, a BLOB of this
+                    // shape is that implementation's reference, so it is never written as a value.
+                    throw Self.batchError("The batch update of '\(entityName)' sets '\(attribute.name)' to a value shaped like an external-data reference of the store's other implementation; save it through a context instead.",
+                                          userInfo: [NSValidationKeyErrorKey: attribute.name])
+                }
                 value = boundValue(constant)
             case .expression(let expression):
                 value = try loweredValue(expression, of: attribute, entityName: entityName, state: &state)
@@ -141,7 +149,7 @@ extension SQLiteStore {
         try run(db, select.render(in: dialect)) { statement, arguments in
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
             while let row = try cursor.next() {
-                files.noteReplaced(row) { _ in true }
+                files.noteReplaced(row, db: db) { _ in true }
             }
         }
     }

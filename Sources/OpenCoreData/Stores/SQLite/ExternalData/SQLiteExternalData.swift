@@ -14,20 +14,30 @@ package let OCDExternalBinaryDataThresholdOption = "OCDExternalBinaryDataThresho
 /// marker `OCD-EXTERNAL-DATA:1:<UUID>:<byte count>` as SQLite TEXT. OpenCoreData writes every
 /// binary value as a BLOB, so a TEXT value with that prefix is never a value itself.
 ///
-/// Apple's in-row reference format is not known from evidence. A BLOB in such a column that holds
-/// nothing but a UUID in text form and one or more non-printing framing bytes is taken for a
-/// reference written by another implementation: the file of that name is read when it exists,
-/// and otherwise the value reads as nil, with a log line, never as the reference's bytes.
+/// What a BLOB is follows from the store's bookkeeping, never from its bytes alone:
+/// - in a store OpenCoreData created (its metadata holds `bookkeepingKey`), a BLOB is a value;
+/// - in a store another implementation created, a short BLOB shaped like a reference (a UUID's
+///   text and non-printing framing bytes) is read as one only when the file it names exists and
+///   no other row names that file (`SQLiteExternalData+Ownership.swift`); anything else is a value.
+///   OpenCoreData itself never leaves such a BLOB in those stores: it writes a value of that shape
+///   to a file of its own, with a marker, as it writes a large one.
 package struct SQLiteExternalData: Sendable {
     /// Values larger than this many bytes go to a file by default (128 KiB): small values stay
     /// in the row, where SQLite reads them faster than a file; large ones keep rows and pages
     /// small. Apple decides "heuristically on a per-value basis" and documents no number.
     package static let defaultThreshold = 128 * 1024
 
+    /// The metadata key OpenCoreData sets when it creates a store: external values in it are
+    /// markers, and every BLOB is a value. Never added to a store another implementation made.
+    package static let bookkeepingKey = "OCDExternalDataFormat"
+    /// The value of `bookkeepingKey`: the marker format's version.
+    package static let bookkeepingVersion = 1
+
     /// The prefix of a marker, version included.
     static let markerPrefix = "OCD-EXTERNAL-DATA:1:"
-    /// The longest BLOB examined as a possible reference written by another implementation.
-    static let foreignReferenceMaximumLength = 64
+    /// The shortest and the longest BLOB examined as a possible reference written by another
+    /// implementation: a UUID's 36 characters and at least one framing byte, at most 64 in all.
+    static let foreignReferenceLengths = 37...64
     /// The folder's name inside the support folder.
     static let folderName = "_EXTERNAL_DATA"
 
@@ -37,11 +47,47 @@ package struct SQLiteExternalData: Sendable {
     let folder: URL
     /// Values larger than this many bytes are written to files.
     let threshold: Int
+    /// The columns that may hold another implementation's references (those of attributes with
+    /// the flag), when the store's bookkeeping is not OpenCoreData's; empty otherwise, and
+    /// then no BLOB is ever read as a reference.
+    let foreignColumns: [ForeignColumn]
 
-    init(storeURL: URL, threshold: Int) {
+    /// A column of a flagged attribute, in a store another implementation created.
+    struct ForeignColumn: Sendable {
+        let table: String
+        let column: String
+    }
+
+    /// - Parameters:
+    ///   - metadata: the store's metadata; `bookkeepingKey` there says OpenCoreData made it.
+    ///   - schema: the store's schema, whose flagged columns are searched for other rows naming a
+    ///     file (only when the store is not OpenCoreData's).
+    init(storeURL: URL, threshold: Int, metadata: [String: Any], schema: SQLStoreSchema?) {
         self.storeURL = storeURL
         self.folder = SQLiteStoreFiles.supportFolder(of: storeURL).appendingPathComponent(Self.folderName, isDirectory: true)
         self.threshold = threshold
+        if Self.isOpenCoreDataBookkeeping(metadata) {
+            foreignColumns = []
+        } else {
+            foreignColumns = schema.map(Self.flaggedColumns) ?? []
+        }
+    }
+
+    /// Whether a store's metadata says OpenCoreData created it (so every BLOB in it is a value).
+    static func isOpenCoreDataBookkeeping(_ metadata: [String: Any]) -> Bool {
+        (metadata[bookkeepingKey] as? NSNumber)?.intValue == bookkeepingVersion || metadata[bookkeepingKey] as? Int == bookkeepingVersion
+    }
+
+    /// The columns of the schema's attributes that allow external storage.
+    static func flaggedColumns(_ schema: SQLStoreSchema) -> [ForeignColumn] {
+        var columns: [ForeignColumn] = []
+        for table in schema.tables {
+            for column in table.columns {
+                guard case .attribute = column.role, let attribute = column.property as? NSAttributeDescription, isExternal(attribute) else { continue }
+                columns.append(ForeignColumn(table: table.name, column: column.name))
+            }
+        }
+        return columns
     }
 
     /// Whether values of an attribute may be stored outside the row: Apple's flag, on a type
@@ -51,6 +97,9 @@ package struct SQLiteExternalData: Sendable {
         attribute.allowsExternalBinaryDataStorage
             && (attribute.attributeType == .binaryDataAttributeType || attribute.attributeType == .transformableAttributeType)
     }
+
+    /// Whether BLOBs shaped like references may be another implementation's references here.
+    var readsForeignReferences: Bool { !foreignColumns.isEmpty }
 
     // MARK: - Markers
 
@@ -69,11 +118,12 @@ package struct SQLiteExternalData: Sendable {
         return (name, count)
     }
 
-    /// The UUID a BLOB names when it holds nothing but a UUID in text form (36 characters) and
-    /// non-printing framing bytes around it; nil for anything else. A bare UUID string is a
-    /// plausible small value of its own (an app storing an identifier), so framing is required.
+    /// The UUID a BLOB names when it is shaped like another implementation's reference: a UUID
+    /// in text form (36 characters) and non-printing framing bytes around it, 37–64 bytes in
+    /// all; nil for anything else. The shape alone never makes a BLOB a reference (see the type's
+    /// summary): it only says which BLOBs need the store's bookkeeping to decide.
     static func foreignReference(_ bytes: UnsafeRawBufferPointer) -> UUID? {
-        guard bytes.count > 36, bytes.count <= foreignReferenceMaximumLength else { return nil }
+        guard foreignReferenceLengths.contains(bytes.count) else { return nil }
         var start: Int?
         for index in 0..<bytes.count {
             let byte = bytes[index]
@@ -90,6 +140,12 @@ package struct SQLiteExternalData: Sendable {
         return UUID(uuidString: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[first...]), as: UTF8.self))
     }
 
+    /// The UUID a BLOB is shaped to name (`foreignReference`).
+    static func foreignReference(_ data: Data) -> UUID? {
+        guard foreignReferenceLengths.contains(data.count) else { return nil }
+        return data.withUnsafeBytes(foreignReference)
+    }
+
     /// The URL of the file a name refers to.
     func fileURL(_ name: UUID) -> URL {
         folder.appendingPathComponent(name.uuidString, isDirectory: false)
@@ -98,16 +154,18 @@ package struct SQLiteExternalData: Sendable {
     // MARK: - Reading
 
     /// The value of a column whose attribute stores externally, in store form: the file's bytes
-    /// for a marker or a resolvable reference, nil (logged) for one that cannot be resolved, the
-    /// column's own bytes otherwise.
-    func storeValue(_ value: DatabaseValue, type: NSAttributeType) -> StoreValue {
+    /// for a marker or for a reference the store's bookkeeping vouches for, nil (logged) for a
+    /// marker that cannot be resolved, the column's own bytes otherwise.
+    ///
+    /// - Parameter db: the connection the row was read on (the ownership of another
+    ///   implementation's reference is checked there, in the same read).
+    func storeValue(_ value: DatabaseValue, type: NSAttributeType, db: Database) -> StoreValue {
         switch value.storage {
         case .string(let text):
             guard let marker = Self.parseMarker(text) else { return SQLiteValueCoding.storeValue(value, type: type) }
             return read(marker.name, expectedCount: marker.byteCount).map(StoreValue.data) ?? .null
         case .blob(let data):
-            guard data.count <= Self.foreignReferenceMaximumLength,
-                  let name = data.withUnsafeBytes(Self.foreignReference) else { return .data(data) }
+            guard readsForeignReferences, let name = ownedForeignReference(data, db: db) else { return .data(data) }
             return read(name, expectedCount: nil).map(StoreValue.data) ?? .null
         default:
             return SQLiteValueCoding.storeValue(value, type: type)
@@ -132,16 +190,16 @@ package struct SQLiteExternalData: Sendable {
         return data
     }
 
-    /// The file a column's stored value refers to, when it is a marker or a reference whose file
-    /// exists (the file to remove when the value is replaced or its row deleted).
-    func referencedFile(_ value: DatabaseValue) -> URL? {
+    /// The file a column's stored value owns: the file of a marker, or of another
+    /// implementation's reference that owns its file (`ownedForeignReference`). It is removed
+    /// when the value is replaced or its row deleted; a file no row owns is never removed.
+    func referencedFile(_ value: DatabaseValue, db: Database) -> URL? {
         switch value.storage {
         case .string(let text):
             return Self.parseMarker(text).map { fileURL($0.name) }
         case .blob(let data):
-            guard data.count <= Self.foreignReferenceMaximumLength, let name = data.withUnsafeBytes(Self.foreignReference) else { return nil }
-            let url = fileURL(name)
-            return FileManager.default.fileExists(atPath: url.path) ? url : nil
+            guard readsForeignReferences, let name = ownedForeignReference(data, db: db) else { return nil }
+            return fileURL(name)
         default:
             return nil
         }

@@ -21,20 +21,31 @@ final class SQLiteExternalDataWrites {
 
     /// The values to bind for a row: each external slot's value larger than the threshold is
     /// written to a new file and replaced by its marker.
+    ///
+    /// In a store another implementation created, a value shaped like that implementation's
+    /// reference (`SQLiteExternalData.foreignReference`) goes to a file too, whatever its size:
+    /// a BLOB of that shape is then always the other implementation's, and a value of ours is
+    /// never mistaken for a reference.
     func externalized(_ values: StoreValues, slots: [Int]) throws -> StoreValues {
         var values = values
         for slot in slots where slot < values.count {
-            guard case .data(let data) = values[slot], data.count > externalData.threshold else { continue }
+            guard case .data(let data) = values[slot], needsFile(data) else { continue }
             values[slot] = .string(try write(data))
         }
         return values
     }
 
-    /// Records the files a row's previous column values refer to (the columns whose index
-    /// `includes` accepts), to remove after the commit.
-    func noteReplaced(_ row: Row, includes: (Int) -> Bool) {
+    /// Whether a value of a flagged attribute is written to a file (`externalized`).
+    func needsFile(_ data: Data) -> Bool {
+        data.count > externalData.threshold || (externalData.readsForeignReferences && SQLiteExternalData.foreignReference(data) != nil)
+    }
+
+    /// Records the files a row's previous column values own (the columns whose index `includes`
+    /// accepts), to remove after the commit. Runs in the save's transaction, before the row
+    /// changes: `db` is where the ownership of another implementation's reference is checked.
+    func noteReplaced(_ row: Row, db: Database, includes: (Int) -> Bool) {
         for index in 0..<row.count where includes(index) {
-            if let url = externalData.referencedFile(row[index] as DatabaseValue) { obsolete.append(url) }
+            if let url = externalData.referencedFile(row[index] as DatabaseValue, db: db) { obsolete.append(url) }
         }
     }
 

@@ -156,7 +156,8 @@ extension SQLiteStore {
         do {
             let writer = try open()
             defer { if let queue = writer as? DatabaseQueue { try? queue.close() } }
-            let externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold)
+            // The migration moves markers only (a BLOB is copied as it is), so it needs no schema.
+            let externalData = SQLiteExternalData(storeURL: url, threshold: options.externalDataThreshold, metadata: inspection.metadata, schema: nil)
             let result = try writer.write { db in try migration.run(db, metadata: inspection.metadata, externalData: externalData,
                                                                           defersCleanup: options.defersLightweightCleanup) }
             SQLiteExternalDataWrites(externalData).removeAfterCommit(result.obsoleteFiles)
