@@ -44,6 +44,9 @@ struct PredicateOneAnswerTests {
         #expect(try answer("dec > %@", [Decimal.greatestFiniteMagnitude], contexts: contexts) == [])
         #expect(try answer("dec * 1e300 > 1e300", contexts: contexts) == ["item1", "item4"])
         #expect(try answer("dec IN {1e308, 1.5}", contexts: contexts) == ["item1", "item4"])
+        // A whole decimal is an INTEGER in its NUMERIC-affinity column: integer arithmetic, exact past 2^53.
+        #expect(try answer("dec + 9007199254740992 == 9007199254740993", contexts: contexts) == ["item0", "item3", "item6"])
+        _ = try answer("i64 * 9007199254740993 - dec == i64 * 9007199254740993", contexts: contexts)
         #expect(try answer("ANY friends.dec > 1e308", contexts: contexts) == [])
         #expect(try answer("ALL friends.dec < 1e308", contexts: contexts).contains("item0"))
     }

@@ -204,9 +204,16 @@ package enum PredicateNumber {
         return result
     }
 
+    /// A decimal as SQLite holds it: a REAL, which the column's NUMERIC affinity (Apple's
+    /// `DECIMAL` columns) turns into an INTEGER when it is a whole number strictly inside
+    /// `Int64`'s range, so `dec + 9007199254740992` adds integers exactly in SQL, as here.
     private static func stored(_ number: PredicateNumber) -> PredicateNumber {
-        if case .decimal = number { return .double(number.doubleValue) }
-        return number
+        guard case .decimal = number else { return number }
+        let double = number.doubleValue
+        if double.rounded(.towardZero) == double, let int = Int64(exactly: double), int != .min, int != .max {
+            return .int(int)
+        }
+        return .double(double)
     }
 
     private func applyingDecimal(_ operation: Operation, _ other: PredicateNumber) -> PredicateNumber? {
