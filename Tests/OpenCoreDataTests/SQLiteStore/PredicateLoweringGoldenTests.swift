@@ -121,7 +121,7 @@ struct PredicateLoweringGoldenTests {
                    " LEFT JOIN ZTAG t4 ON t4.Z_PK = (SELECT t1.Z_PK FROM Z_5MEMBERS j2 JOIN ZTAG t1 ON t1.Z_PK = j2.Z_5GROUPS WHERE j2.Z_3MEMBERS = t0.Z_PK ORDER BY j2.Z_FOK_5GROUPS LIMIT ?) WHERE t4.ZNAME = ?",
                    [1, "admins"])
         try expect("count(tags.name) == 2",
-                   " WHERE (SELECT COUNT(DISTINCT t1.ZNAME COLLATE OCD_COMPARE) FROM Z_3TAGS j2 JOIN ZTAG t1 ON t1.Z_PK = j2.Z_5TAGS WHERE (j2.Z_3PEOPLE = t0.Z_PK) AND (t1.ZNAME IS NOT NULL)) = ?", [2])
+                   " WHERE (SELECT COUNT(DISTINCT t1.ZNAME) FROM Z_3TAGS j2 JOIN ZTAG t1 ON t1.Z_PK = j2.Z_5TAGS WHERE (j2.Z_3PEOPLE = t0.Z_PK) AND (t1.ZNAME IS NOT NULL)) = ?", [2])
     }
 
     @Test("Arithmetic and functions: + - * native, / on doubles, the rest through FunctionEvaluator")

@@ -342,15 +342,26 @@ package enum KeyPathWalker {
             case let dictionary as NSDictionary:
                 current = dictionary[component]
             case let set as NSSet:
+                // Distinct values found without hashing them: Foundation's `NSSet` hashes its
+                // members, and an `NSDecimalNumber`'s hash overflows the stack on Linux.
                 let rest = Array(components[position...])
-                return NSSet(array: set.allObjects.compactMap { Self.value(of: $0, at: rest) })
+                return DistinctValueSet(distinct: StoreOrder.sorted(set.allObjects).lazy.compactMap { Self.value(of: $0, at: rest) })
             case let set as NSOrderedSet:
                 let rest = Array(components[position...])
-                return NSOrderedSet(array: set.array.compactMap { Self.value(of: $0, at: rest) })
+                return Self.orderedValues(set.array.compactMap { Self.value(of: $0, at: rest) })
             default:
                 return nil
             }
         }
         return current
+    }
+
+    /// The values of an ordered to-many, as an `NSOrderedSet` of the distinct ones; an array of
+    /// them when one is a decimal, which no `NSOrderedSet` can hold on Linux (it hashes its
+    /// members, and an `NSDecimalNumber`'s hash overflows the stack; docs/Deviations.md).
+    private static func orderedValues(_ values: [Any]) -> Any {
+        let distinct = DistinctValues.of(values)
+        if distinct.contains(where: { $0 is NSDecimalNumber || type(of: $0) == Decimal.self }) { return distinct }
+        return NSOrderedSet(array: distinct)
     }
 }

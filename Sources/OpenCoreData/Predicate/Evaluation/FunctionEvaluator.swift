@@ -45,7 +45,7 @@ package enum FunctionEvaluator {
             return date.addingTimeInterval(operation == .add ? interval : -interval)
         }
         guard let left = PredicateNumber(lhs), let right = PredicateNumber(rhs) else { return nil }
-        return left.applying(operation, right)?.value
+        return left.applyingAsStored(operation, right)?.value
     }
 
     private static func math(_ name: String, _ value: Any?, _ other: Any?) -> Any? {

@@ -73,18 +73,9 @@ package enum KeyValueAccess {
         if !elements.isUnordered {
             return elements.values.map { value(forKey: key, of: $0) ?? NSNull() }
         }
-        var unique: [Any] = []
-        var seen = Set<AnyHashable>()
-        for element in elements.values {
-            guard let mapped = value(forKey: key, of: element) else { continue }
-            if let hashable = mapped as? AnyHashable {
-                if seen.insert(hashable).inserted { unique.append(mapped) }
-            } else if !unique.contains(where: { ValueComparison.equal($0, mapped) }) {
-                unique.append(mapped)
-            }
-        }
-        let hashables = unique.compactMap { $0 as? AnyHashable }
-        return hashables.count == unique.count ? Set(hashables) as Any : unique as Any
+        // The distinct values, keyed without hashing any value (see `DistinctValueKey`), read
+        // from the objects in primary-key order so that their order is the same in every process.
+        return DistinctValueSet(distinct: StoreOrder.sorted(elements.values).lazy.map { value(forKey: key, of: $0) as Any })
     }
 
     /// A to-many relationship read from every object of a collection: one collection of all

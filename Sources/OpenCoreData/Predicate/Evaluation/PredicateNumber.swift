@@ -61,12 +61,30 @@ package enum PredicateNumber {
     // MARK: - Conversions
 
     /// The value as a `Double` (may round very large integers and decimals).
+    ///
+    /// A decimal becomes the double nearest its decimal spelling, the REAL a SQLite store keeps
+    /// for it (`NSDecimalNumber.doubleValue` is off in the last bits for large exponents).
     package var doubleValue: Double {
         switch self {
         case .int(let value): Double(value)
         case .uint(let value): Double(value)
         case .double(let value): value
-        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        case .decimal(let value): Self.double(from: value)
+        }
+    }
+
+    /// The double nearest a decimal's value; NaN for a NaN decimal. Decimals reach about
+    /// 3.4e165, so every finite one has a finite double.
+    package static func double(from decimal: Decimal) -> Double {
+        Double(decimal.description) ?? NSDecimalNumber(decimal: decimal).doubleValue
+    }
+
+    /// Whether the value is a NaN (a double, or a decimal), which predicates treat as nil.
+    package var isNaN: Bool {
+        switch self {
+        case .int, .uint: false
+        case .double(let value): value.isNaN
+        case .decimal(let value): value.isNaN
         }
     }
 
@@ -102,20 +120,38 @@ package enum PredicateNumber {
 
     // MARK: - Comparison
 
-    /// Orders two numbers by value, whatever their representation.
+    /// Orders two numbers by value, whatever their representation, as SQLite orders the values
+    /// a store keeps for them: a decimal is the REAL the store writes (`doubleValue`), so
+    /// `decimal > 1e308` is false as in SQL (a `Decimal` cannot hold 1e308); an integer and a
+    /// double compare exactly, as SQLite compares INTEGER and REAL. NaN (never stored: SQLite
+    /// makes it NULL) orders first here, but `ValueComparison` treats it as nil before this.
     package func compare(_ other: PredicateNumber) -> ComparisonResult {
         switch (self, other) {
         case (.int(let lhs), .int(let rhs)): return Self.order(lhs, rhs)
         case (.uint(let lhs), .uint(let rhs)): return Self.order(lhs, rhs)
         case (.int(let lhs), .uint(let rhs)): return lhs < 0 ? .orderedAscending : Self.order(UInt64(lhs), rhs)
         case (.uint(let lhs), .int(let rhs)): return rhs < 0 ? .orderedDescending : Self.order(lhs, UInt64(rhs))
-        case (.decimal, _), (_, .decimal):
-            return Self.order(decimalValue, other.decimalValue)
+        case (.int(let lhs), _):
+            let order = Self.compare(other.doubleValue, lhs)
+            return order == .orderedAscending ? .orderedDescending : (order == .orderedDescending ? .orderedAscending : .orderedSame)
+        case (_, .int(let rhs)): return Self.compare(doubleValue, rhs)
         default:
             let lhs = doubleValue, rhs = other.doubleValue
             if lhs.isNaN || rhs.isNaN { return lhs.isNaN && rhs.isNaN ? .orderedSame : (lhs.isNaN ? .orderedAscending : .orderedDescending) }
             return Self.order(lhs, rhs)
         }
+    }
+
+    /// A double against an integer, exactly (no rounding of integers past 2^53), as SQLite does.
+    private static func compare(_ double: Double, _ int: Int64) -> ComparisonResult {
+        if double.isNaN { return .orderedAscending }
+        // 2^63 is exact as a double; everything at or past it is beyond every Int64.
+        if double >= 9_223_372_036_854_775_808.0 { return .orderedDescending }
+        if double < -9_223_372_036_854_775_808.0 { return .orderedAscending }
+        let whole = double.rounded(.towardZero)
+        let order = Self.order(Int64(whole), int)
+        if order != .orderedSame { return order }
+        return Self.order(double, whole)
     }
 
     private static func order<T: Comparable>(_ lhs: T, _ rhs: T) -> ComparisonResult {
@@ -156,6 +192,28 @@ package enum PredicateNumber {
             if case .int = self, case .int = other, rhs >= 0, let exact = Int64(exactly: result) { return .int(exact) }
             return .double(result)
         }
+    }
+
+    /// Arithmetic as a predicate computes it, with a SQLite store's answer: decimals take part as
+    /// the REALs the store keeps (SQL adds `0.1 + 0.2` as doubles), and a NaN result is nil, as
+    /// SQLite turns NaN into NULL. Infinities stay (SQLite keeps them). Key-value coding's
+    /// `@sum` of decimals keeps adding exactly (`applying`).
+    package func applyingAsStored(_ operation: Operation, _ other: PredicateNumber) -> PredicateNumber? {
+        let lhs = Self.stored(self), rhs = Self.stored(other)
+        guard let result = lhs.applying(operation, rhs), !result.isNaN else { return nil }
+        return result
+    }
+
+    /// A decimal as SQLite holds it: a REAL, which the column's NUMERIC affinity (Apple's
+    /// `DECIMAL` columns) turns into an INTEGER when it is a whole number strictly inside
+    /// `Int64`'s range, so `dec + 9007199254740992` adds integers exactly in SQL, as here.
+    private static func stored(_ number: PredicateNumber) -> PredicateNumber {
+        guard case .decimal = number else { return number }
+        let double = number.doubleValue
+        if double.rounded(.towardZero) == double, let int = Int64(exactly: double), int != .min, int != .max {
+            return .int(int)
+        }
+        return .double(double)
     }
 
     private func applyingDecimal(_ operation: Operation, _ other: PredicateNumber) -> PredicateNumber? {

@@ -7,10 +7,11 @@ import Foundation
 /// - `nil` equals only `nil`; ordering against `nil` is undefined (every `<` is false).
 /// - Numbers of any type compare by value; strings honour `[c]`, `[d]` and `[n]`.
 /// - Dates, `Data`, `UUID` and `URL` compare by value; other objects by `isEqual`/identity.
+/// - A NaN is nil, as SQLite stores and computes NaN as NULL (docs/Predicates.md).
 package enum ValueComparison {
     /// Orders two values, or returns `nil` when they are not comparable.
     package static func compare(_ lhs: Any?, _ rhs: Any?, options: NSComparisonPredicate.Options = []) -> ComparisonResult? {
-        guard let lhs = PredicateValue.unwrap(lhs), let rhs = PredicateValue.unwrap(rhs) else { return nil }
+        guard let lhs = PredicateValue.unwrapNumber(lhs), let rhs = PredicateValue.unwrapNumber(rhs) else { return nil }
         if let left = PredicateNumber(lhs), let right = PredicateNumber(rhs) {
             return left.compare(right)
         }
@@ -34,7 +35,7 @@ package enum ValueComparison {
 
     /// Whether two values are equal under Apple's `==` semantics.
     package static func equal(_ lhs: Any?, _ rhs: Any?, options: NSComparisonPredicate.Options = []) -> Bool {
-        let lhs = PredicateValue.unwrap(lhs), rhs = PredicateValue.unwrap(rhs)
+        let lhs = PredicateValue.unwrapNumber(lhs), rhs = PredicateValue.unwrapNumber(rhs)
         guard let lhs, let rhs else { return lhs == nil && rhs == nil }
         if let order = compare(lhs, rhs, options: options) { return order == .orderedSame }
         if PredicateNumber(lhs) != nil || PredicateValue.string(lhs) != nil || PredicateValue.date(lhs) != nil {

@@ -66,13 +66,11 @@ package enum CollectionOperator {
         return best
     }
 
-    /// The operands without duplicates, in first-seen order.
+    /// The operands without duplicates, in first-seen order, as an `NSSet` tells them apart:
+    /// strings literally (both spellings of "café" stay), numbers by value (`DistinctValues`,
+    /// which never hashes a value whose hashing is unsafe on the platform, such as a decimal).
     package static func distinct(_ operands: [Any]) -> [Any] {
-        var result: [Any] = []
-        for operand in operands where !result.contains(where: { ValueComparison.equal($0, operand) }) {
-            result.append(operand)
-        }
-        return result
+        DistinctValues.of(operands)
     }
 
     private static func flatten(_ collections: [Any], rest: String) -> [Any] {

@@ -30,8 +30,9 @@ package enum SQLConstant {
             switch number {
             case .int(let int): return .value(.number(isInteger: true), .integer(int))
             case .uint(let uint): return .value(.number(isInteger: false), .real(Double(uint)))
-            case .double(let double): return double.isNaN ? .opaque : .value(.number(isInteger: false), .real(double))
-            case .decimal(let decimal): return .value(.number(isInteger: false), SQLValueCoding.value(.decimal(decimal)))
+            // A NaN is NULL, as SQLite binds it and as memory compares it (`unwrapNumber`).
+            case .double(let double): return double.isNaN ? .null : .value(.number(isInteger: false), .real(double))
+            case .decimal(let decimal): return decimal.isNaN ? .null : .value(.number(isInteger: false), SQLValueCoding.value(.decimal(decimal)))
             }
         }
         if let string = PredicateValue.string(value) { return .value(.string, .text(string)) }

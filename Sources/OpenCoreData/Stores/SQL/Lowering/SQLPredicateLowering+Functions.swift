@@ -102,10 +102,13 @@ enum SQLFunctionLowering {
         case ("count:", .rows):
             return .scalar(aggregateOrZero(SQLFragment("COUNT(*)"), collection, kind: .number(isInteger: true)))
         case ("count:", .value(let scalar, _)):
-            let counted = collection.isArray ? SQLFragment("COUNT(*)") : "COUNT(DISTINCT " + dialect.collatedIfText(scalar) + ")"
+            // Distinct as memory's set of values keeps them: strings literally (BINARY), as
+            // `NSString.isEqual(_:)` tells "café" from "cafe\u{301}" (`DistinctValueKey`).
+            let counted = collection.isArray ? SQLFragment("COUNT(*)") : "COUNT(DISTINCT " + scalar.sql + ")"
             return .scalar(aggregateOrZero(counted, collection, kind: .number(isInteger: true)))
         case ("sum:", .value(let scalar, _)), ("average:", .value(let scalar, _)):
             guard case .number = scalar.kind else { throw .unsupported(name, "over \(scalar.kind) values") }
+            guard !scalar.holdsDecimals else { throw .unsupported(name, SQLScalar.decimalSumReason(name, "")) }
             if name == "sum:" {
                 return .scalar(aggregateOrZero(dialect.total(distinct + scalar.sql), collection, kind: .number(isInteger: false)))
             }

@@ -348,6 +348,7 @@ package struct SQLTranslationState {
             guard case .number = scalar.kind else {
                 throw .unsupported("key path", "'\(name)' over the \(scalar.kind) values of '\(path)'")
             }
+            guard !scalar.holdsDecimals else { throw .unsupported("key path", SQLScalar.decimalSumReason(name, path)) }
             return .scalar(name == "@sum"
                 ? aggregate(dialect.total(scalar.sql), over: source, kind: .number(isInteger: false), nullable: false)
                 : aggregate("AVG(" + scalar.sql + ")", over: source, kind: .number(isInteger: false), nullable: true))
