@@ -85,6 +85,7 @@ package enum TranslatedConstant {
     package static func mentions(_ expression: ExpressionNode, _ variable: String) -> Bool {
         var found = false
         _ = expression.map { node in
+            WorkCounter.count()
             if case .variable(variable) = node { found = true }
             if case .subquery(_, _, let predicate) = node, mentions(predicate, variable) { found = true }
             if case .conditional(let predicate, _, _) = node, mentions(predicate, variable) { found = true }
@@ -96,6 +97,7 @@ package enum TranslatedConstant {
     private static func mentions(_ predicate: PredicateNode, _ variable: String) -> Bool {
         var found = false
         _ = predicate.mapExpressions { node in
+            WorkCounter.count()
             if mentions(node, variable) { found = true }
             return node
         }
