@@ -28,6 +28,7 @@ struct LinearWorkTests {
             .comparison(ComparisonNode(left: .keyPath(.variable("v\(depth)"), "name"), right: .constant("x"), operatorType: .equalTo)),
         ])
         for level in stride(from: depth, through: 1, by: -1) {
+            WorkCounter.count()  // one step per level, so a check that walks nothing still counts
             let collection: ExpressionNode = level == 1 ? .keyPath(.evaluatedObject, "children") : .keyPath(.variable("v\(level - 1)"), "children")
             if let simple = TranslatedConstant.aggregateComparison(test, variable: "v\(level)", collection: collection, modifier: .any) {
                 test = simple
