@@ -52,8 +52,12 @@ package enum TranslatedConstant {
         _ test: PredicateNode, variable: String, collection: ExpressionNode, modifier: NSComparisonPredicate.Modifier
     ) -> PredicateNode? {
         guard case .comparison(var comparison) = test, comparison.modifier == .direct else { return nil }
-        if !mentions(comparison.left, variable), mentions(comparison.right, variable),
-           let flipped = flip(comparison.operatorType) {
+        // Only `$x` or `$x.key` on one side qualifies; deciding that first walks one operand at
+        // most, so nested `contains(where:)` levels (each a SUBQUERY count) cost one step each
+        // rather than a walk of everything nested below them.
+        if !isElement(comparison.left, variable) {
+            guard isElement(comparison.right, variable), let flipped = flip(comparison.operatorType),
+                  !mentions(comparison.left, variable) else { return nil }
             swap(&comparison.left, &comparison.right)
             comparison.operatorType = flipped
         }
@@ -81,25 +85,32 @@ package enum TranslatedConstant {
         }
     }
 
-    /// Whether an expression refers to `$variable` anywhere.
-    package static func mentions(_ expression: ExpressionNode, _ variable: String) -> Bool {
-        var found = false
-        _ = expression.map { node in
-            if case .variable(variable) = node { found = true }
-            if case .subquery(_, _, let predicate) = node, mentions(predicate, variable) { found = true }
-            if case .conditional(let predicate, _, _) = node, mentions(predicate, variable) { found = true }
-            return node
+    /// Whether `expression` is `$variable` or `$variable.key`.
+    private static func isElement(_ expression: ExpressionNode, _ variable: String) -> Bool {
+        switch expression {
+        case .variable(variable), .keyPath(.variable(variable), _): true
+        default: false
         }
-        return found
     }
 
-    private static func mentions(_ predicate: PredicateNode, _ variable: String) -> Bool {
-        var found = false
-        _ = predicate.mapExpressions { node in
-            if mentions(node, variable) { found = true }
-            return node
+    /// Whether an expression refers to `$variable` anywhere, `SUBQUERY` and `TERNARY`
+    /// predicates included.
+    ///
+    /// One walk over the tree, stopping at the first mention. (It used to run a second walk
+    /// from every nested `SUBQUERY`, which the first walk already entered: twice the work per
+    /// nesting level, exponential in the depth.)
+    package static func mentions(_ expression: ExpressionNode, _ variable: String) -> Bool {
+        var pending: [PredicateDepth.Item] = [.expression(expression)]
+        while let item = pending.popLast() {
+            WorkCounter.count()
+            switch item {
+            case .expression(.variable(let name)):
+                if name == variable { return true }
+            default:
+                PredicateDepth.forEachChild(of: item) { pending.append($0) }
+            }
         }
-        return found
+        return false
     }
 
     /// The bounds of a range node or of a captured Swift range.

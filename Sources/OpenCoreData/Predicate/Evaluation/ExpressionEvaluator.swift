@@ -6,6 +6,7 @@ import Foundation
 package enum ExpressionEvaluator {
     /// The value of `node` with `object` as `SELF`. `nil` stands for `NULL`.
     package static func value(of node: ExpressionNode, object: Any?, context: inout EvaluationContext) -> Any? {
+        WorkCounter.count()
         switch node {
         case .constant(let value):
             return value

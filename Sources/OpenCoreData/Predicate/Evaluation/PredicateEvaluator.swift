@@ -21,6 +21,7 @@ package struct EvaluationContext {
 package enum PredicateEvaluator {
     /// Whether `object` satisfies `node`.
     package static func evaluate(_ node: PredicateNode, object: Any?, context: inout EvaluationContext) -> Bool {
+        WorkCounter.count()
         switch node {
         case .constant(let value):
             return value

@@ -13,6 +13,7 @@ package enum PredicateFormatter {
     }
 
     private static func format(_ node: PredicateNode, nested: Bool) -> String {
+        WorkCounter.count()
         switch node {
         case .constant(let value):
             return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
@@ -87,6 +88,7 @@ package enum PredicateFormatter {
     }
 
     private static func formatWithPrecedence(_ node: ExpressionNode) -> (String, Int) {
+        WorkCounter.count()
         switch node {
         case .constant(let value):
             let text = formatConstant(value)

@@ -90,6 +90,7 @@ package struct PredicateLexer {
     // MARK: - Scanning helpers
 
     private func peek(_ ahead: Int = 0) -> Unicode.Scalar? {
+        WorkCounter.count()
         let index = position + ahead
         return index >= 0 && index < scalars.count ? scalars[index] : nil
     }

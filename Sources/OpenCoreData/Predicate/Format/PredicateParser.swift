@@ -59,7 +59,8 @@ package struct PredicateParser {
     // MARK: - Token access
 
     var current: PredicateToken {
-        index < tokens.count ? tokens[index] : PredicateToken(kind: .end, offset: scalars.count)
+        WorkCounter.count()
+        return index < tokens.count ? tokens[index] : PredicateToken(kind: .end, offset: scalars.count)
     }
 
     var next: PredicateToken {

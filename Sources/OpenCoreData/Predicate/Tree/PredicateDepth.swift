@@ -14,7 +14,8 @@ package enum PredicateDepth {
     /// The deepest tree a predicate may have (documented in docs/Predicates.md).
     package static let maximumDepth = 128
 
-    private enum Item {
+    /// A node of either kind, for walks that keep their own stack.
+    package enum Item {
         case predicate(PredicateNode)
         case expression(ExpressionNode)
     }
@@ -43,41 +44,47 @@ package enum PredicateDepth {
             deepest = max(deepest, level)
             if (counting ? count : deepest) > limit { return limit + 1 }
             let below = level + 1
-            switch item {
-            case .predicate(let node):
-                switch node {
-                case .constant, .block:
-                    break
-                case .comparison(let comparison):
-                    stack.append((.expression(comparison.left), below))
-                    stack.append((.expression(comparison.right), below))
-                case .compound(_, let children):
-                    for child in children { stack.append((.predicate(child), below)) }
-                }
-            case .expression(let node):
-                switch node {
-                case .constant, .evaluatedObject, .variable, .anyKey:
-                    break
-                case .keyPath(let operand, _):
-                    stack.append((.expression(operand), below))
-                case .function(_, let arguments), .aggregate(let arguments), .block(_, let arguments):
-                    for argument in arguments { stack.append((.expression(argument), below)) }
-                case .customFunction(let operand, _, let arguments):
-                    stack.append((.expression(operand), below))
-                    for argument in arguments { stack.append((.expression(argument), below)) }
-                case .set(_, let lhs, let rhs), .fetchRequest(let lhs, let rhs, _):
-                    stack.append((.expression(lhs), below))
-                    stack.append((.expression(rhs), below))
-                case .subquery(let collection, _, let predicate):
-                    stack.append((.expression(collection), below))
-                    stack.append((.predicate(predicate), below))
-                case .conditional(let predicate, let whenTrue, let whenFalse):
-                    stack.append((.predicate(predicate), below))
-                    stack.append((.expression(whenTrue), below))
-                    stack.append((.expression(whenFalse), below))
-                }
-            }
+            forEachChild(of: item) { stack.append(($0, below)) }
         }
         return counting ? count : deepest
+    }
+
+    /// Calls `body` with each direct child of `item`: operands, arguments, subpredicates, and a
+    /// `SUBQUERY`'s collection and predicate.
+    package static func forEachChild(of item: Item, _ body: (Item) -> Void) {
+        switch item {
+        case .predicate(let node):
+            switch node {
+            case .constant, .block:
+                break
+            case .comparison(let comparison):
+                body(.expression(comparison.left))
+                body(.expression(comparison.right))
+            case .compound(_, let children):
+                for child in children { body(.predicate(child)) }
+            }
+        case .expression(let node):
+            switch node {
+            case .constant, .evaluatedObject, .variable, .anyKey:
+                break
+            case .keyPath(let operand, _):
+                body(.expression(operand))
+            case .function(_, let arguments), .aggregate(let arguments), .block(_, let arguments):
+                for argument in arguments { body(.expression(argument)) }
+            case .customFunction(let operand, _, let arguments):
+                body(.expression(operand))
+                for argument in arguments { body(.expression(argument)) }
+            case .set(_, let lhs, let rhs), .fetchRequest(let lhs, let rhs, _):
+                body(.expression(lhs))
+                body(.expression(rhs))
+            case .subquery(let collection, _, let predicate):
+                body(.expression(collection))
+                body(.predicate(predicate))
+            case .conditional(let predicate, let whenTrue, let whenFalse):
+                body(.predicate(predicate))
+                body(.expression(whenTrue))
+                body(.expression(whenFalse))
+            }
+        }
     }
 }

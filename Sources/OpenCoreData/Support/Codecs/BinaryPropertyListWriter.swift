@@ -42,6 +42,7 @@ package enum BinaryPropertyListWriter {
 
         /// The object index of a value, adding it (and its children) on first sight.
         mutating func index(_ value: PropertyListValue) -> Int {
+            WorkCounter.count()
             switch value {
             case .array(let items):
                 let references = items.map { index($0) }
@@ -118,6 +119,7 @@ package enum BinaryPropertyListWriter {
             var offsets: [Int] = []
             offsets.reserveCapacity(entries.count)
             for entry in entries {
+                WorkCounter.count()
                 offsets.append(output.count)
                 switch entry {
                 case .bytes(let bytes):

@@ -113,9 +113,11 @@ private struct FixedHuffmanEncoder {
         var steps = 0
         while candidate >= 0, position - candidate <= Self.windowSize, steps < Self.chainLimit {
             steps += 1
+            WorkCounter.count()
             if input[candidate + best.length] == input[position + best.length] || best.length == 0 {
                 var length = 0
                 while length < limit, input[candidate + length] == input[position + length] { length += 1 }
+                WorkCounter.count(length)
                 if length > best.length {
                     best = (length, position - candidate)
                     if length == limit { break }

@@ -125,6 +125,7 @@ package final class KeyedArchiveWriter {
     // MARK: - Internals
 
     private func reserve() -> Int {
+        WorkCounter.count()
         objects.append(.string("$null"))
         return objects.count - 1
     }

@@ -18,6 +18,7 @@ package protocol SQLLowerable {
 
 extension PredicateNode: SQLLowerable {
     package func lower(_ state: inout SQLTranslationState) throws(SQLTranslationError) -> SQLCondition {
+        WorkCounter.count()
         switch self {
         case .constant(let value):
             return .constant(value)
@@ -42,7 +43,8 @@ extension PredicateNode: SQLLowerable {
 
     /// Whether the predicate reads nothing from the row (so it can be evaluated once, in memory).
     package func isConstant(bound variables: Set<String>) -> Bool {
-        switch self {
+        WorkCounter.count()
+        return switch self {
         case .constant: true
         case .block: false
         case .compound(_, let children): children.allSatisfy { $0.isConstant(bound: variables) }
@@ -56,6 +58,7 @@ extension PredicateNode: SQLLowerable {
 
 extension ExpressionNode: SQLLowerable {
     package func lower(_ state: inout SQLTranslationState) throws(SQLTranslationError) -> SQLOperand {
+        WorkCounter.count()
         if isConstant(bound: Set(state.variables.keys)) {
             var context = EvaluationContext()
             return .constant(ExpressionEvaluator.value(of: self, object: nil, context: &context))
@@ -104,6 +107,7 @@ extension ExpressionNode: SQLLowerable {
     /// Whether the expression reads nothing from the row: constants, functions of constants
     /// (`now()` included, `random()` not), unbound variables (nil in memory), `ANYKEY`, `FUNCTION`.
     package func isConstant(bound variables: Set<String>) -> Bool {
+        WorkCounter.count()
         switch self {
         case .constant, .customFunction, .anyKey:
             return true
