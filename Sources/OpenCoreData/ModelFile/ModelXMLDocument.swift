@@ -32,7 +32,8 @@ package struct ModelXMLElement: Sendable {
 /// Parses model XML (`.xcdatamodel/contents`) into a tree of ``ModelXMLElement`` with
 /// FoundationXML's `XMLParser`.
 ///
-/// External entities are never resolved, nesting is limited, and parsing is serialized
+/// External entities are never resolved, nesting is limited, a processing instruction without
+/// data never reaches the parser (it would crash it, see `parserInput`), and parsing is serialized
 /// process-wide because swift-corelibs-foundation's `XMLParser` keeps per-thread state in
 /// libxml2 callbacks that has not always been safe to use from several threads at once.
 package enum ModelXMLDocument {
@@ -51,9 +52,11 @@ package enum ModelXMLDocument {
             let line = data.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
             throw ModelFileError.corrupt(location.line(line), "the XML is not valid UTF-8 (byte \(offset))")
         }
+        // XMLParser crashes on `<?target?>` (a NULL it reads with strlen): see parserInput.
+        let input = try parserInput(data, location: location)
         let builder = TreeBuilder(maximumDepth: maximumDepth, keepingText: keepingText)
         let (succeeded, parserError, line) = parseLock.withLock { _ -> (Bool, (any Error)?, Int) in
-            let parser = XMLParser(data: data)
+            let parser = XMLParser(data: input)
             parser.shouldResolveExternalEntities = false
             parser.shouldProcessNamespaces = false
             parser.delegate = builder
