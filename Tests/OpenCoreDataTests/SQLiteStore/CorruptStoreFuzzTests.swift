@@ -43,17 +43,21 @@ struct CorruptStoreFuzzTests {
     static func bases() throws -> [Base] {
         let ours = try HardeningStores.todoStore()
         var bases = [Base(name: "todo", bytes: try Data(contentsOf: ours), model: TestModels.todoModel(), isOurs: true)]
-        // A store whose last rows are still in its -wal, with its writer's -shm: its inputs damage
-        // the log or the index (issue 30, Must 6: a damaged log beside a stale index).
-        let logged = try StaleIndexTests.storeWithCheckpointAndWAL()
-        bases.append(Base(name: "todo-wal", bytes: try Data(contentsOf: logged), wal: try Data(contentsOf: URL(fileURLWithPath: logged.path + "-wal")),
-                          shm: try Data(contentsOf: URL(fileURLWithPath: logged.path + "-shm")), model: TestModels.todoModel(), isOurs: true))
         guard Fixtures.root != nil else { return bases }
         for pair in FixtureStoreRowTests.pairs where pair.model != nil {
             let copy = try Fixtures.copy(Fixtures.store(pair.store))
             bases.append(Base(name: pair.store, bytes: try Data(contentsOf: copy), model: try FixtureStoreRowTests.model(for: pair, copy: copy), isOurs: false))
         }
         return bases
+    }
+
+    /// A store whose last rows are still in its -wal, with its writer's -shm: its inputs damage
+    /// the log or the index (issue 30, Must 6: a damaged log beside a stale index). Its inputs
+    /// come from a generator of their own, after the other bases', so those keep their sequence.
+    static func loggedBase() throws -> Base {
+        let logged = try StaleIndexTests.storeWithCheckpointAndWAL()
+        return Base(name: "todo-wal", bytes: try Data(contentsOf: logged), wal: try Data(contentsOf: URL(fileURLWithPath: logged.path + "-wal")),
+                    shm: try Data(contentsOf: URL(fileURLWithPath: logged.path + "-shm")), model: TestModels.todoModel(), isOurs: true)
     }
 
     // MARK: - Mutations
@@ -256,6 +260,14 @@ struct CorruptStoreFuzzTests {
             let duration = try clock.measure { label = try run(target, bases[input % bases.count], input: input, random: &random) }
             if duration > slowest.duration { slowest = (input, duration) }
             // Reported, not asserted (no timing assertions): an input this slow is a hang to look at.
+            if duration > .seconds(2) { print("\(target) fuzzing: \(label) took \(duration)") }
+        }
+        let logged = try Self.loggedBase()
+        var loggedRandom = SeededGenerator(seed: seed ^ 0x0057_A1E5)
+        for input in count..<(count + max(1, count / 10)) {
+            var label = ""
+            let duration = try clock.measure { label = try run(target, logged, input: input, random: &loggedRandom) }
+            if duration > slowest.duration { slowest = (input, duration) }
             if duration > .seconds(2) { print("\(target) fuzzing: \(label) took \(duration)") }
         }
         print("\(target) fuzzing: \(count) inputs in \(clock.now - start), seed \(seed), slowest input \(slowest.input) took \(slowest.duration)")
