@@ -117,10 +117,12 @@ package enum SQLiteStoreFileCheck {
 
     /// Makes, and rolls back, the write that opening the store read-write begins with, on a
     /// connection whose rollback journal is in memory: a file SQLite cannot write fails here,
-    /// before the switch to WAL changes it. Only for files in rollback-journal mode (header
-    /// bytes 18–19 are 1); a WAL-mode file is not switched and the opening write goes to its WAL.
+    /// before the switch to WAL changes it. Only for files in rollback-journal mode: SQLite goes
+    /// by the read version alone (header byte 19; 2 is WAL, whatever the write version in byte
+    /// 18 says), so every other read version is switched; a WAL-mode file is not switched and the
+    /// opening write goes to its WAL.
     package static func trialWrite(_ header: Data, url: URL, timeout: TimeInterval) throws {
-        guard header.count >= 100, header[header.startIndex + 18] == 1, header[header.startIndex + 19] == 1 else { return }
+        guard header.count >= 100, header[header.startIndex + 19] != 2 else { return }
         var configuration = Configuration()
         configuration.busyMode = .timeout(timeout)
         configuration.label = "OpenCoreData.trialWrite"
