@@ -222,6 +222,10 @@ extension NSManagedObjectContext {
     /// The registered objects for fetched rows, in order.
     func registeredObjects(for snapshots: consuming [RowSnapshot], refresh: Bool) -> [NSManagedObject] {
         let count = snapshots.count
+        // Array(unsafeUninitializedCapacity: 0) stores its count (0) into the standard library's
+        // shared empty-array storage, a write that ThreadSanitizer reports as a race with every
+        // thread reading an empty array; an empty fetch needs no buffer anyway.
+        guard count > 0 else { return [] }
         registry.reserveCapacity(registry.count + count)
         // Snapshots are moved out of the array from its end (popLast moves; iterating would
         // copy each one, retaining its ID and values), and objects are placed back to front.
