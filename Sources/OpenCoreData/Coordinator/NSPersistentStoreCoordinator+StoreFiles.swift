@@ -27,18 +27,8 @@ extension NSPersistentStoreCoordinator {
                 throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Cannot destroy a store of the unknown type '\(storeType)'.")
             }
             // A custom store keeps its data in the file (or folder) at its URL.
-            switch StoreFileKind(path: url.path) {
-            case .regular, .directory:
-                try FileManager.default.removeItem(at: url)
-            case .missing:
-                throw NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadNoSuchFile.rawValue, userInfo: [
-                    NSLocalizedDescriptionKey: "No persistent store exists at \(url.path) to destroy.", NSFilePathErrorKey: url.path,
-                ])
-            case let kind:
-                throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
-                                         "Cannot destroy the store at \(url.path): it is \(kind.phrase), not a store file; it was left alone.",
-                                         userInfo: [NSFilePathErrorKey: url.path])
-            }
+            try StoreFileKind(path: url.path).requireStore(at: url, toActOn: "destroy", accepting: [.regular, .directory])
+            try FileManager.default.removeItem(at: url)
         }
     }
 

@@ -26,13 +26,7 @@ package enum SQLiteStoreFiles {
     ///   a regular file (`/dev/null`, a FIFO, a socket, a directory, a symbolic link) or the file
     ///   is not a SQLite database (all left alone); a Cocoa file error when a file cannot be removed.
     package static func destroy(at url: URL) throws {
-        let kind = StoreFileKind(path: url.path)
-        guard kind != .missing else {
-            throw NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadNoSuchFile.rawValue, userInfo: [
-                NSLocalizedDescriptionKey: "No persistent store exists at \(url.path) to destroy.", NSFilePathErrorKey: url.path,
-            ])
-        }
-        try requireStoreFile(url, kind: kind, action: "destroy")
+        try StoreFileKind(path: url.path).requireStore(at: url, toActOn: "destroy")
         // Only a SQLite database (or an empty file) is removed: a URL naming anything else is a
         // mistake that must not cost the user a file.
         _ = try inspectable(url)
@@ -51,15 +45,6 @@ package enum SQLiteStoreFiles {
             try destroy(at: url)
         } catch {
             Log.store.error("The temporary store \(url.path) was left in place: \(error)")
-        }
-    }
-
-    /// Throws unless `kind`, the kind of the file at `url`, is a regular file.
-    private static func requireStoreFile(_ url: URL, kind: StoreFileKind, action: String) throws {
-        guard kind == .regular else {
-            throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
-                                     "Cannot \(action) the store at \(url.path): it is \(kind.phrase), not a store file; it was left alone.",
-                                     userInfo: [NSFilePathErrorKey: url.path])
         }
     }
 
@@ -99,13 +84,7 @@ package enum SQLiteStoreFiles {
     package static func replace(_ destination: URL, with source: URL, timeout: TimeInterval) throws {
         // The source is only read, so a link to a store is followed; a device or FIFO is refused
         // before anything opens it (reading a FIFO would wait for a writer forever).
-        let sourceKind = StoreFileKind(resolving: source.path)
-        guard sourceKind != .missing else {
-            throw NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadNoSuchFile.rawValue, userInfo: [
-                NSLocalizedDescriptionKey: "No store exists at \(source.path) to copy.", NSFilePathErrorKey: source.path,
-            ])
-        }
-        try requireStoreFile(source, kind: sourceKind, action: "copy")
+        try StoreFileKind(resolving: source.path).requireStore(at: source, toActOn: "copy")
         guard try inspectable(source) else {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The file at \(source.path) is an empty database, not a Core Data store.",
                                      userInfo: [NSFilePathErrorKey: source.path])
@@ -115,7 +94,7 @@ package enum SQLiteStoreFiles {
         // never a device, a FIFO, a directory or a link, whatever it leads to.
         let destinationKind = StoreFileKind(path: destination.path)
         if destinationKind != .missing {
-            try requireStoreFile(destination, kind: destinationKind, action: "replace")
+            try destinationKind.requireStore(at: destination, toActOn: "replace")
             _ = try inspectable(destination)
         }
         _ = try companionsAndSupport(of: destination, action: "replace")

@@ -58,6 +58,22 @@ package enum StoreFileKind: Equatable, Sendable {
         }
     }
 
+    /// Throws unless this kind, read at `url`, is one of `accepted`: `NSFileReadNoSuchFileError`
+    /// (260) when nothing is there, as Apple's does; `NSPersistentStoreInvalidTypeError` (134000)
+    /// naming the kind otherwise (`/dev/null`, a FIFO, a socket, a link), which was left alone.
+    /// `action` is the verb of the messages ("destroy").
+    package func requireStore(at url: URL, toActOn action: String, accepting accepted: [StoreFileKind] = [.regular]) throws {
+        if accepted.contains(self) { return }
+        guard self != .missing else {
+            throw NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadNoSuchFile.rawValue, userInfo: [
+                NSLocalizedDescriptionKey: "No persistent store exists at \(url.path) to \(action).", NSFilePathErrorKey: url.path,
+            ])
+        }
+        throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
+                                 "Cannot \(action) the store at \(url.path): it is \(phrase), not a store file; it was left alone.",
+                                 userInfo: [NSFilePathErrorKey: url.path])
+    }
+
     /// The kind in words, for error messages ("a character device").
     package var phrase: String {
         switch self {
