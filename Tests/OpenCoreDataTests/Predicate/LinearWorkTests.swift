@@ -85,6 +85,40 @@ struct LinearWorkTests {
         Self.expectLinear("evaluate", small.evaluate, large.evaluate)
     }
 
+    /// The fetch path: a nested SUBQUERY lowered to SQL, one correlated subquery per level.
+    /// Also with a conjunction at each level and with a SUBQUERY as the next one's collection.
+    @Test("Nested SUBQUERY lowers to SQL in linear work", arguments: ["plain", "conjunction", "collection"])
+    func nestedSubqueryLowering(shape: String) throws {
+        let model = TestModels.personModel()
+        model.freeze()
+        let schema = SQLStoreSchema(model: model)
+        let person = try #require(model.entitiesByName["Person"])
+        func format(_ depth: Int) -> String {
+            if shape == "collection" {
+                var collection = "children"
+                for level in 1...depth { collection = "SUBQUERY(\(collection), $c\(level), $c\(level).age == 3)" }
+                return collection + ".@count > 0"
+            }
+            var inner = "$c\(depth).age == 3"
+            for level in stride(from: depth, through: 1, by: -1) {
+                let source = level == 1 ? "children" : "$c\(level - 1).children"
+                let test = shape == "conjunction" ? "$c\(level).age == 3 AND \(inner)" : inner
+                inner = "SUBQUERY(\(source), $c\(level), \(test)).@count > 0"
+            }
+            return inner
+        }
+        func work(_ depth: Int) throws -> Int {
+            let predicate = NSPredicate(format: format(depth))
+            var state = SQLTranslationState(schema: schema, dialect: SQLiteDialect(), entity: person)
+            var fragment: SQLFragment?
+            let steps = try WorkCounter.measure { fragment = try state.condition(for: predicate) }
+            #expect(fragment != nil)
+            return steps
+        }
+        // Within the 32 levels SQL lowering takes (deeper predicates are evaluated in memory).
+        Self.expectLinear("nested SUBQUERY lowering (\(shape))", try work(3), try work(6))
+    }
+
     // MARK: - Large AND / OR / IN
 
     static func conjunction(_ terms: Int, _ connective: String) -> String {
