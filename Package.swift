@@ -137,6 +137,39 @@ let package = Package(
             dependencies: ["OpenCoreData"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The code-generation sample (Examples/GeneratedModel, a package of its own that uses the
+        // plugin as an app does) and the benchmark tool (Benchmarks/, a package of its own for
+        // release runs) are also targets here, over the same source folders: the main build
+        // compiles and tests them, so CI does not build every dependency twice more for them.
+        // Each package builds on its own as before (these targets are unreachable from them).
+        .target(
+            name: "TodoModel",
+            dependencies: ["OpenCoreData"],
+            path: "Examples/GeneratedModel/Sources/TodoModel",
+            resources: [.copy("Todo.xcdatamodeld")],
+            plugins: ["OpenCoreDataModelPlugin"]
+        ),
+        .target(
+            name: "RecipeModel",
+            dependencies: ["OpenCoreData"],
+            path: "Examples/GeneratedModel/Sources/RecipeModel",
+            resources: [.copy("Recipes.xcdatamodeld")],
+            plugins: ["OpenCoreDataModelPlugin"]
+        ),
+        .testTarget(
+            name: "GeneratedModelTests",
+            dependencies: ["TodoModel", "RecipeModel"],
+            path: "Examples/GeneratedModel/Tests/GeneratedModelTests"
+        ),
+        .executableTarget(
+            name: "ocd-bench-check",
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/Sources/ocd-bench"
+        ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [
