@@ -48,12 +48,21 @@ package enum PredicateEvaluator {
         case .direct:
             return compare(lhs, rhs, comparison)
         case .any:
-            guard let elements = PredicateValue.elements(lhs) else { return false }
+            guard let elements = PredicateValue.elements(lhs) else { return compareSingle(lhs, rhs, comparison) }
             return elements.values.contains { compare($0, rhs, comparison) }
         case .all:
-            guard let elements = PredicateValue.elements(lhs) else { return false }
+            guard let elements = PredicateValue.elements(lhs) else { return compareSingle(lhs, rhs, comparison) }
             return elements.values.allSatisfy { compare($0, rhs, comparison) }
         }
+    }
+
+    /// `ANY`/`ALL` whose left side is not a collection (`ANY title CONTAINS 'x'`, `ANY trip.name
+    /// == 'Paris'` through a to-one): the comparison of that one value, as Apple's SQLite store
+    /// answers it (its in-memory evaluation raises instead; docs/Deviations.md). Nil, which is
+    /// also what a collection behind a nil to-one reads as, has no element: false.
+    private static func compareSingle(_ lhs: Any?, _ rhs: Any?, _ comparison: ComparisonNode) -> Bool {
+        guard PredicateValue.unwrap(lhs) != nil else { return false }
+        return compare(lhs, rhs, comparison)
     }
 
     /// Applies one operator to two evaluated values.

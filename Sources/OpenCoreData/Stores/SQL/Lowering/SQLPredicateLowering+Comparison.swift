@@ -29,7 +29,10 @@ extension ComparisonNode: SQLLowerable {
             let condition = try compare(collection.elementOperand, rhs, &state)
             return all ? collection.allSatisfy(condition, state.dialect) : collection.contains(condition, state.dialect)
         case .constant(let value):
-            guard let elements = PredicateValue.elements(value)?.values else { return .constant(false) }
+            // One value, not a collection: compared as itself, as in memory (nil has no element).
+            guard let elements = PredicateValue.elements(value)?.values else {
+                return PredicateValue.unwrap(value) == nil ? .constant(false) : try compare(lhs, rhs, &state)
+            }
             var conditions: [SQLCondition] = []
             for element in elements { conditions.append(try compare(.constant(PredicateValue.unwrap(element)), rhs, &state)) }
             return all ? .all(conditions) : .any(conditions)
@@ -37,9 +40,14 @@ extension ComparisonNode: SQLLowerable {
             var conditions: [SQLCondition] = []
             for operand in operands { conditions.append(try compare(operand, rhs, &state)) }
             return all ? .all(conditions) : .any(conditions)
-        case .scalar, .object:
-            // Not a collection: ANY and ALL are false in memory.
-            return .constant(false)
+        case .scalar(let scalar):
+            // Not a collection (an attribute, a key path through to-ones): the comparison of
+            // that one value, as Apple's SQLite store answers `ANY title CONTAINS 'x'`; NULL has
+            // no element and is false, as in memory.
+            return .all([.sql(scalar.sql + " IS NOT NULL", nullable: false, negated: scalar.sql + " IS NULL"), try compare(lhs, rhs, &state)])
+        case .object(let object):
+            let scalar = object.scalar
+            return .all([.sql(scalar.sql + " IS NOT NULL", nullable: false, negated: scalar.sql + " IS NULL"), try compare(lhs, rhs, &state)])
         }
     }
 
