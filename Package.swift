@@ -170,6 +170,21 @@ let package = Package(
             ],
             path: "Benchmarks/Sources/ocd-bench"
         ),
+        // Model lookup in a multi-target package (issue 38): executables that each link other
+        // models, built into one folder with every other target's resource bundle.
+        .target(name: "ModelLookupProbe", dependencies: ["OpenCoreData"], path: "Tests/ModelLookupFixtures/Probe"),
+        .target(name: "LookupModelsA", path: "Tests/ModelLookupFixtures/ModelsA", resources: [.copy("Trips.xcdatamodeld")]),
+        .target(name: "LookupModelsB", path: "Tests/ModelLookupFixtures/ModelsB", resources: [.copy("Trips.xcdatamodeld")]),
+        .executableTarget(name: "lookup-trips-a", dependencies: ["ModelLookupProbe", "LookupModelsA"], path: "Tests/ModelLookupFixtures/TripsA"),
+        .executableTarget(name: "lookup-trips-b", dependencies: ["ModelLookupProbe", "LookupModelsB"], path: "Tests/ModelLookupFixtures/TripsB"),
+        .executableTarget(name: "lookup-both", dependencies: ["ModelLookupProbe", "LookupModelsA", "LookupModelsB"], path: "Tests/ModelLookupFixtures/Both"),
+        .executableTarget(name: "lookup-none", dependencies: ["ModelLookupProbe"], path: "Tests/ModelLookupFixtures/NoModel"),
+        .executableTarget(name: "lookup-own-todo", dependencies: ["ModelLookupProbe"], path: "Tests/ModelLookupFixtures/OwnTodo",
+                          resources: [.copy("Todo.xcdatamodeld")]),
+        .testTarget(
+            name: "ModelLookupTests",
+            dependencies: ["lookup-trips-a", "lookup-trips-b", "lookup-both", "lookup-none", "lookup-own-todo"]
+        ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [

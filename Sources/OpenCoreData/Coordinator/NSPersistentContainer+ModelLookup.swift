@@ -2,8 +2,11 @@ import Foundation
 
 extension NSPersistentContainer {
     /// Creates a container whose model is the one named `name` (`<name>.momd`, or on Linux
-    /// usually `<name>.xcdatamodeld`), found in the main bundle, the SwiftPM resource bundles
-    /// beside the executable, or any loaded bundle.
+    /// usually `<name>.xcdatamodeld`): from the resource bundle of the module that declares a
+    /// container subclass or of the executable's own target, else from the main bundle, the
+    /// other SwiftPM resource bundles linked into the executable, or any loaded bundle — never
+    /// from a bundle of another executable or test target in the same build folder. Several
+    /// different models of that name there, and none preferred, is an error listing them.
     ///
     /// Apple's initializer can't fail; when no model is found, or it is malformed, this one stops
     /// with a message that lists every place it looked. Use ``init(loadingModelNamed:in:)`` to get
@@ -13,7 +16,10 @@ extension NSPersistentContainer {
     public convenience init(name: String) {
         let model: NSManagedObjectModel
         do {
-            model = try ModelLocator.loadModel(named: name, bundles: nil)
+            // A subclass's model is looked for in its own module's resources first, as Apple's
+            // lookup uses the subclass's bundle.
+            let module = String(reflecting: Self.self).split(separator: ".").first.map(String.init)
+            model = try ModelLocator.loadModel(named: name, bundles: nil, preferredModule: module == "OpenCoreData" ? nil : module)
         } catch {
             CoreDataError.programmerError("NSPersistentContainer(name: \"\(name)\"): \(error.localizedDescription)")
         }

@@ -1,0 +1,5 @@
+import ModelLookupProbe
+import LookupModelsA
+
+// Links LookupModelsA, whose resources hold a Trips model.
+ModelLookupProbe.run(linked: [LookupModelsA.label])
