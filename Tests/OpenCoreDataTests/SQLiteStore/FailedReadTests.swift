@@ -32,6 +32,16 @@ struct FailedReadTests {
         try queue.write { db in try db.execute(sql: sql) }
     }
 
+    /// The to-do model's join table, numbered as a coordinator numbers the model's entities:
+    /// its name, its owner relationship's and that relationship's entity's (names only: the
+    /// model is gone when this returns).
+    static func joinTable() throws -> (name: String, relationship: String, entity: String) {
+        let model = TestModels.todoModel()
+        _ = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let join = try #require(SQLStoreSchema(model: model).joinTables.first)
+        return (join.name, join.owner.name, join.owner.entity?.name ?? "")
+    }
+
     static func cocoaError(_ body: () throws -> Void) -> NSError? {
         do {
             try body()
@@ -134,7 +144,7 @@ struct FailedReadTests {
     @Test("A relationship fault that cannot be read stays a fault: no destinations stored, the next fetch throws, a change is not saved")
     func relationshipFault() throws {
         let (url, context, ids) = try Self.openedStore()
-        let join = try #require(SQLStoreSchema(model: TestModels.todoModel()).joinTables.first)
+        let join = try Self.joinTable()
         context.performAndWait {
             let todo = context.object(with: ids[0])
             #expect(todo.value(forKey: "title") as? String == "todo 0")
@@ -155,7 +165,7 @@ struct FailedReadTests {
     @Test("A fetch that fires faults (returnsObjectsAsFaults = false, prefetching) throws instead of returning objects without values")
     func prefetchingThrows() throws {
         let (url, context, _) = try Self.openedStore()
-        let join = try #require(SQLStoreSchema(model: TestModels.todoModel()).joinTables.first)
+        let join = try Self.joinTable()
         try Self.execute("DROP TABLE \(join.name)", at: url)
         context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")

@@ -31,9 +31,11 @@ package struct ContextReadFailures {
 extension NSManagedObjectContext {
     /// Records that a read for `objectID` (its fault, or `relationship`'s fault when given) failed.
     ///
+    /// - Parameter thrown: whether the caller throws the error itself (`existingObject(with:)`);
+    ///   it is then not thrown again by the next fetch or save.
     /// - Returns: the error, in Apple's words for a fault, with the store's error underneath.
     @discardableResult
-    package func noteReadFailure(_ error: any Error, objectID: NSManagedObjectID, relationship: String? = nil) -> NSError {
+    package func noteReadFailure(_ error: any Error, objectID: NSManagedObjectID, relationship: String? = nil, thrown: Bool = false) -> NSError {
         let underlying = error as NSError
         let what = relationship.map { "the relationship fault '\($0)' of" } ?? "a fault for"
         let reported = NSError(domain: NSCocoaErrorDomain, code: underlying.domain == NSCocoaErrorDomain ? underlying.code : NSCoreDataError, userInfo: [
@@ -42,7 +44,7 @@ extension NSManagedObjectContext {
             NSAffectedObjectsErrorKey: [objectID],
         ])
         Log.objectGraph.error("\(reported.localizedDescription)")
-        if readFailures.pending == nil { readFailures.pending = reported }
+        if !thrown, readFailures.pending == nil { readFailures.pending = reported }
         var failure = readFailures.unread[objectID] ?? ContextReadFailures.Failure(error: reported)
         failure.error = reported
         if let relationship { failure.relationships.insert(relationship) } else { failure.fault = true }

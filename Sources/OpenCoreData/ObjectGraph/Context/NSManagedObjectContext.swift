@@ -272,7 +272,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             do {
                 snapshot = try coordinatorSnapshot(for: objectID)
             } catch {
-                throw noteReadFailure(error, objectID: objectID)
+                throw noteReadFailure(error, objectID: objectID, thrown: true)
             }
             if let snapshot {
                 object.fulfill(with: snapshot)
