@@ -142,7 +142,7 @@ enum QueryRunner {
                 try writer.beginArray()
                 for object in objects {
                     let row = jsonRow(object, columns: columns, expand: request.expand)
-                    try context.throwPendingReadFailure()
+                    try session.throwReadFailure()
                     try writer.value(row)
                 }
                 try writer.endArray()
@@ -151,7 +151,7 @@ enum QueryRunner {
                 try output.write(CSV.line(headers(columns, showEntity: showEntity, uris: request.uris)))
                 for object in objects {
                     let row = textRow(object, columns: columns, showEntity: showEntity, request: request)
-                    try context.throwPendingReadFailure()
+                    try session.throwReadFailure()
                     try output.write(CSV.line(row))
                 }
             case .table:
@@ -160,7 +160,7 @@ enum QueryRunner {
                 var table = TextTable(headers: headers(columns, showEntity: showEntity, uris: request.uris), maximumCellWidth: request.maximumCellWidth)
                 for object in objects {
                     table.append(textRow(object, columns: columns, showEntity: showEntity, request: request))
-                    try context.throwPendingReadFailure()
+                    try session.throwReadFailure()
                 }
                 try output.write(table.render())
                 try output.write("(\(objects.count) \(objects.count == 1 ? "row" : "rows"))\n")

@@ -48,7 +48,7 @@ enum Exporter {
             for object in objects {
                 let value = record(object, entity: step.name, attributes: attributes, relationships: relationships)
                 // Nothing is written for an object part of which could not be read.
-                try object.managedObjectContext?.throwPendingReadFailure()
+                try walker.session.throwReadFailure()
                 try writer.key(URIText.of(object.objectID))
                 try writer.value(value, inline: true)
             }

@@ -16,7 +16,7 @@ enum StoreValidator {
                 } catch {
                     // A rule that failed on a value the store could not give is no violation:
                     // the read error stops the command instead.
-                    try object.managedObjectContext?.throwPendingReadFailure()
+                    try session.throwReadFailure()
                     violations.append(contentsOf: Violation.list(from: error, object: object))
                 }
             }

@@ -61,9 +61,13 @@ struct StoreWalker {
                     let ids = keys.map { NSManagedObjectID(entity: step.entity, primaryKey: $0, store: session.store) }
                     let objects = context.batchedFaults(for: ids)
                     // The first fires the page's one query; a page that cannot be read throws here.
-                    for object in objects { try object.fireFaultOrThrow() }
+                    do {
+                        for object in objects { try object.fireFaultOrThrow() }
+                    } catch {
+                        throw session.readError(error)
+                    }
                     try body(step, objects)
-                    try context.throwPendingReadFailure()
+                    try session.throwReadFailure()
                 }
             }
         }
