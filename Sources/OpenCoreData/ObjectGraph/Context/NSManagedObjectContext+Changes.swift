@@ -281,9 +281,10 @@ extension NSManagedObject {
                 // Not a row that is gone: a read that failed. The object stays a fault, its
                 // values are not replaced (the slots below hold none, so this access reads no
                 // value), and the error surfaces from the context's next fetch or save
-                // (`ContextReadFailures`); the next access reads the row again.
+                // (`ContextReadFailures`); the next access reads the row again. Slots set
+                // since an earlier failure are dropped too: nothing but the row may be shown.
                 context.noteReadFailure(error, objectID: objectID)
-                if storedSlots.count != layout.slotCount { storedSlots = Self.unreadSlots(layout: layout) }
+                storedSlots = Self.unreadSlots(layout: layout)
                 return
             }
             if committed != nil { context.noteReadSucceeded(objectID) }

@@ -52,6 +52,13 @@ extension NSManagedObjectContext {
         return reported
     }
 
+    /// Keeps an error a caller without an error channel had to swallow (a `FETCH` expression in an
+    /// in-memory evaluation, a fetched results controller's refetch), so that the next fetch,
+    /// count or save throws it rather than nobody.
+    package func deferReadFailure(_ error: any Error) {
+        if readFailures.pending == nil { readFailures.pending = error as NSError }
+    }
+
     /// Forgets a failure of `objectID` once the same read succeeded.
     @inline(__always)
     package func noteReadSucceeded(_ objectID: NSManagedObjectID, relationship: String? = nil) {
