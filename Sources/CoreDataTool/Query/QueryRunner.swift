@@ -140,19 +140,28 @@ enum QueryRunner {
             case .json:
                 let writer = JSONWriter(sink: output)
                 try writer.beginArray()
-                for object in objects { try writer.value(jsonRow(object, columns: columns, expand: request.expand)) }
+                for object in objects {
+                    let row = jsonRow(object, columns: columns, expand: request.expand)
+                    try session.throwReadFailure()
+                    try writer.value(row)
+                }
                 try writer.endArray()
                 try writer.finish()
             case .csv:
                 try output.write(CSV.line(headers(columns, showEntity: showEntity, uris: request.uris)))
                 for object in objects {
-                    try output.write(CSV.line(textRow(object, columns: columns, showEntity: showEntity, request: request)))
+                    let row = textRow(object, columns: columns, showEntity: showEntity, request: request)
+                    try session.throwReadFailure()
+                    try output.write(CSV.line(row))
                 }
             case .table:
                 var request = request
                 request.summarizesData = true
                 var table = TextTable(headers: headers(columns, showEntity: showEntity, uris: request.uris), maximumCellWidth: request.maximumCellWidth)
-                for object in objects { table.append(textRow(object, columns: columns, showEntity: showEntity, request: request)) }
+                for object in objects {
+                    table.append(textRow(object, columns: columns, showEntity: showEntity, request: request))
+                    try session.throwReadFailure()
+                }
                 try output.write(table.render())
                 try output.write("(\(objects.count) \(objects.count == 1 ? "row" : "rows"))\n")
             }

@@ -132,3 +132,23 @@ final class StoreSession {
         file?.close()
     }
 }
+
+// MARK: - Reads that failed
+
+extension StoreSession {
+    /// The tool error of a read of this store that failed: the library's cause, naming the store.
+    func readError(_ error: any Error) -> ToolError {
+        ToolError("cannot read \(url.path): \(ToolError.describe(error))")
+    }
+
+    /// Throws, as a tool error, the first read of the session's context that failed since the
+    /// last check (a fault or relationship fault the library could not fulfill): nothing read
+    /// from such an object may be printed or judged.
+    func throwReadFailure() throws {
+        do {
+            try context.throwPendingReadFailure()
+        } catch {
+            throw readError(error)
+        }
+    }
+}

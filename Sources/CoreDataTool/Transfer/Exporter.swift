@@ -46,8 +46,11 @@ enum Exporter {
             }
             let (attributes, relationships) = fields[step.name]!
             for object in objects {
+                let value = record(object, entity: step.name, attributes: attributes, relationships: relationships)
+                // Nothing is written for an object part of which could not be read.
+                try walker.session.throwReadFailure()
                 try writer.key(URIText.of(object.objectID))
-                try writer.value(record(object, entity: step.name, attributes: attributes, relationships: relationships), inline: true)
+                try writer.value(value, inline: true)
             }
             summary.objectsByEntity[step.name, default: 0] += objects.count
             reporter?.advance(by: objects.count, detail: step.name)

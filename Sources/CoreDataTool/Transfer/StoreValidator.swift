@@ -14,6 +14,9 @@ enum StoreValidator {
                 do {
                     try object.validateForUpdate()
                 } catch {
+                    // A rule that failed on a value the store could not give is no violation:
+                    // the read error stops the command instead.
+                    try session.throwReadFailure()
                     violations.append(contentsOf: Violation.list(from: error, object: object))
                 }
             }

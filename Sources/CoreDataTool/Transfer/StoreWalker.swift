@@ -44,6 +44,10 @@ struct StoreWalker {
 
     /// Calls `body` with each page of objects of each step, on the context's queue; the context
     /// is reset after each page, so `body` must not keep the objects.
+    ///
+    /// - Throws: the store's error when a page's rows cannot be read (before `body` sees them),
+    ///   or when a relationship `body` read could not be read (after it): a row that cannot be
+    ///   read is never handed on as an object without values.
     func forEachPage(_ body: (Step, [NSManagedObject]) throws -> Void) throws {
         let context = session.context
         for step in steps {
@@ -55,7 +59,15 @@ struct StoreWalker {
                 try context.performAndWait {
                     defer { context.reset() }
                     let ids = keys.map { NSManagedObjectID(entity: step.entity, primaryKey: $0, store: session.store) }
-                    try body(step, context.batchedFaults(for: ids))
+                    let objects = context.batchedFaults(for: ids)
+                    // The first fires the page's one query; a page that cannot be read throws here.
+                    do {
+                        for object in objects { try object.fireFaultOrThrow() }
+                    } catch {
+                        throw session.readError(error)
+                    }
+                    try body(step, objects)
+                    try session.throwReadFailure()
                 }
             }
         }

@@ -43,14 +43,16 @@ struct CorruptStoreTests {
         }
     }
 
-    @Test("A row whose Z_ENT is negative or unknown is skipped by a fetch, not a trap")
+    // Issue 37: such a row used to be skipped with a log line, which showed data loss as
+    // absence; it is an error now (259), not a trap and not a shorter result.
+    @Test("A row whose Z_ENT is negative or unknown fails a fetch with 259, not a trap and not a skipped row")
     func rowWithBadEntityNumber() throws {
         let url = try HardeningStores.todoStore()
         try HardeningStores.damage(url, "UPDATE ZTODOENTITY SET Z_ENT = -7 WHERE Z_PK = 1; UPDATE ZTODOENTITY SET Z_ENT = 9999999999 WHERE Z_PK = 2")
         let context = try TestModels.sqliteContext(TestModels.todoModel(), url: url)
-        try context.performAndWait {
-            let todos = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity"))
-            #expect(todos.count == 28)
+        context.performAndWait {
+            let code = Self.errorCode { _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TodoEntity")) }
+            #expect(code == CocoaError.Code.fileReadCorruptFile.rawValue)
         }
     }
 

@@ -355,7 +355,7 @@ struct ExternalBinaryDataTests {
 
     // MARK: - References the store cannot resolve
 
-    @Test("A marker whose file is missing or of another size reads as nil; a BLOB in a store we created is a value, whatever it names")
+    @Test("A marker whose file is missing (260) or of another size (259) fails the fetch, never nil; a BLOB in a store we created is a value, whatever it names")
     func unresolvableReferences() throws {
         let url = TestStoreFiles.newStoreURL()
         let context = try Self.open(url)
@@ -376,6 +376,27 @@ struct ExternalBinaryDataTests {
         let truncated = UUID()
         try Self.bytes(100).write(to: folder.appendingPathComponent(truncated.uuidString))
         try Self.execute("UPDATE ZDOCUMENT SET ZPAYLOAD = ? WHERE ZNAME = 'd'", [SQLiteExternalData.marker(name: truncated, byteCount: 200)], at: url)
+        // Issue 37: a value the store cannot give is an error, never nil.
+        func fetchError(_ name: String) -> NSError? {
+            do {
+                let context = try Self.open(url)
+                return try context.performAndWait {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: "Document")
+                    request.predicate = NSPredicate(format: "name == %@", name)
+                    _ = try context.fetch(request)
+                    return nil
+                }
+            } catch {
+                return error as NSError
+            }
+        }
+        let missingError = try #require(fetchError("a"))
+        #expect(missingError.domain == NSCocoaErrorDomain && missingError.code == CocoaError.Code.fileReadNoSuchFile.rawValue, "\(missingError)")
+        #expect((missingError.userInfo[NSFilePathErrorKey] as? String)?.hasSuffix(missing.uuidString) == true)
+        let truncatedError = try #require(fetchError("d"))
+        #expect(truncatedError.code == CocoaError.Code.fileReadCorruptFile.rawValue && truncatedError.localizedDescription.contains("200"), "\(truncatedError)")
+        #expect(fetchError("b") == nil && fetchError("c") == nil)
+        try Self.execute("UPDATE ZDOCUMENT SET ZPAYLOAD = NULL WHERE ZNAME IN ('a', 'd')", [], at: url)
         #expect(try Self.payloads(at: url) == [nil, framedMissing, framedExisting, nil])
         // Deleting the BLOB's row leaves the file it names alone: the row does not own it.
         let reader = try Self.open(url)

@@ -163,6 +163,8 @@ extension NSManagedObjectContext {
     /// Discards all unsaved changes: inserted objects are forgotten, others return to their saved values.
     public func rollback() {
         processPendingChanges()
+        // The changed objects become faults again: nothing of theirs is left to save.
+        for object in Array(updated.values) + Array(deleted.values) { forgetReadFailures(of: object.objectID) }
         let discarded = insertionOrder
         for object in discarded {
             object.insertedFlag = false
@@ -276,19 +278,44 @@ extension NSManagedObject {
             do {
                 committed = try context.coordinatorSnapshot(for: objectID)
             } catch {
-                Log.objectGraph.error("Could not fulfill a fault for \(objectID): \(error)")
+                // Not a row that is gone: a read that failed. The object stays a fault, its
+                // values are not replaced (the slots below hold none, so this access reads no
+                // value), and the error surfaces from the context's next fetch or save
+                // (`ContextReadFailures`); the next access reads the row again. Slots set
+                // since an earlier failure are dropped too: nothing but the row may be shown.
+                context.noteReadFailure(error, objectID: objectID)
+                storedSlots = Self.unreadSlots(layout: layout)
+                return
             }
+            if committed != nil { context.noteReadSucceeded(objectID) }
         }
         guard committed != nil else {
             // The row is gone: the object becomes an inaccessible tombstone instead of crashing.
             faulted = false
             inaccessible = true
             slots = Self.initialSlots(layout: layout)
-            Log.objectGraph.warning("CoreData could not fulfill a fault for \(objectID.uriRepresentation().absoluteString); its values read as nil.")
+            Log.objectGraph.warning("CoreData could not fulfill a fault for \(objectID.uriRepresentation().absoluteString): its row is gone; its values read as nil.")
             return
         }
         realizeFromCommitted()
         awakeFromFetch()
+    }
+
+    /// The slots of a fault whose row could not be read: no value anywhere (not the model's
+    /// defaults), and to-many relationships still faults.
+    static func unreadSlots(layout: EntityLayout) -> ContiguousArray<ObjectSlot> {
+        ContiguousArray(layout.properties.map { property -> ObjectSlot in
+            if let relationship = property as? NSRelationshipDescription { return relationship.isToMany ? .unloadedToMany : .value(.null) }
+            if let attribute = property as? NSAttributeDescription, !AttributeConversion.isCustom(attribute.attributeType) { return .value(.null) }
+            return .custom(nil)
+        })
+    }
+
+    /// Fires the fault, throwing the error of a fault that could not be fulfilled.
+    package func fireFaultOrThrow() throws {
+        guard faulted else { return }
+        fireFault()
+        if faulted, let error = _context?.readFailure(of: objectID) { throw error }
     }
 
     /// Fills the slots from a snapshot and clears the fault.

@@ -125,9 +125,10 @@ extension NSManagedObjectContext {
 
     /// An object's row as this context has it now, under the ID the child asked for; nil when
     /// it is deleted here or its row is gone.
-    func childRow(of object: NSManagedObject, as id: NSManagedObjectID) -> RowSnapshot? {
+    func childRow(of object: NSManagedObject, as id: NSManagedObjectID) throws -> RowSnapshot? {
         if object.deletedFlag { return nil }
-        object.fireFaultIfNeeded()
+        // A row this context could not read is an error for the child too, never empty values.
+        try object.fireFaultOrThrow()
         if object.inaccessible { return nil }
         if !object.insertedFlag, updated[ObjectIdentifier(object)] == nil, var committed = object.committed {
             committed.objectID = id
@@ -139,7 +140,7 @@ extension NSManagedObjectContext {
     /// The row of one object for a child.
     func snapshotForChild(_ requested: NSManagedObjectID) throws -> RowSnapshot? {
         let id = resolvedChildID(requested)
-        if let object = registry[id]?.takeUnretainedValue() { return childRow(of: object, as: requested) }
+        if let object = registry[id]?.takeUnretainedValue() { return try childRow(of: object, as: requested) }
         // An unsaved object this context does not have may be its parent's.
         if id.isTemporaryID && parentStorage == nil { return nil }
         guard var row = try coordinatorSnapshot(for: id) else { return nil }
@@ -159,7 +160,7 @@ extension NSManagedObjectContext {
             if id != requested { requestedIDs[id] = requested }
             if let object = registry[id]?.takeUnretainedValue(),
                !(object.faulted && object.committed == nil && !object.insertedFlag && !object.deletedFlag) {
-                if let row = childRow(of: object, as: requested) { rows.append(row) }
+                if let row = try childRow(of: object, as: requested) { rows.append(row) }
             } else if !id.isTemporaryID || parentStorage != nil {
                 missing.append(id)
             }
@@ -186,15 +187,16 @@ extension NSManagedObjectContext {
             object = self.object(with: id)
         }
         guard !object.deletedFlag, let index = object.layout.indexByName[relationship.name], object.layout.isRelationship[index] else { return [] }
-        object.fireFaultIfNeeded()
+        try object.fireFaultOrThrow()
         if object.inaccessible { return [] }
         let storage = object.loadedToMany(at: index)
+        if let error = readFailure(of: object.objectID, relationship: relationship.name) { throw error }
         var rows: [RowSnapshot] = []
         rows.reserveCapacity(storage.objects.count)
         for destination in storage.objects where !destination.deletedFlag {
             if destination.faulted && destination.committed == nil && !destination.insertedFlag {
                 rows.append(RowSnapshot(objectID: destination.objectID, version: -1, values: []))
-            } else if let row = childRow(of: destination, as: destination.objectID) {
+            } else if let row = try childRow(of: destination, as: destination.objectID) {
                 rows.append(row)
             }
         }
@@ -217,7 +219,7 @@ extension NSManagedObjectContext {
                                           affectedStores: request.affectedStores, mergingPendingChanges: false)
             }
             if fetched.isComplete {
-                let rows = overlayingRegisteredObjects(on: fetched.takeRows(), refresh: request.shouldRefreshRefetchedObjects)
+                let rows = try overlayingRegisteredObjects(on: fetched.takeRows(), refresh: request.shouldRefreshRefetchedObjects)
                 if caching { persistentStoreCoordinator?.cacheSnapshots(rows, pinnedBy: self) }
                 return rows
             }
@@ -229,7 +231,7 @@ extension NSManagedObjectContext {
         rows.reserveCapacity(objects.count)
         var stored: [RowSnapshot] = []
         for object in objects {
-            guard let row = childRow(of: object, as: object.objectID) else { continue }
+            guard let row = try childRow(of: object, as: object.objectID) else { continue }
             rows.append(row)
             if caching, !object.insertedFlag, updated[ObjectIdentifier(object)] == nil, !row.objectID.isTemporaryID { stored.append(row) }
         }
@@ -240,7 +242,7 @@ extension NSManagedObjectContext {
     /// Stored rows as this context has them: a row of an object registered here is replaced by
     /// the object's (this context has no unsaved change to their entity), or dropped when the
     /// object is a tombstone. Registered faults take the row, as a fetch here would give it them.
-    private func overlayingRegisteredObjects(on rows: consuming [RowSnapshot], refresh: Bool) -> [RowSnapshot] {
+    private func overlayingRegisteredObjects(on rows: consuming [RowSnapshot], refresh: Bool) throws -> [RowSnapshot] {
         var rows = rows
         guard registry.count > 0 else { return rows }
         var dropped: [Int] = []
@@ -254,7 +256,7 @@ extension NSManagedObjectContext {
                 object.committed = rows[index]
                 object.loadSlots()
             }
-            if let row = childRow(of: object, as: rows[index].objectID) { rows[index] = row } else { dropped.append(index) }
+            if let row = try childRow(of: object, as: rows[index].objectID) { rows[index] = row } else { dropped.append(index) }
         }
         for index in dropped.reversed() { rows.remove(at: index) }
         return rows

@@ -31,6 +31,7 @@ extension NSManagedObjectContext {
             if !flag {
                 updated[key] = nil
                 pendingUpdated[key] = nil
+                forgetReadFailures(of: object.objectID)
             }
             object.faultBatch = nil
             object.turnIntoFault()
@@ -91,6 +92,7 @@ extension NSManagedObjectContext {
         let objects = registry.objects
         registry = IdentityMap()
         retained = [:]
+        forgetReadFailures()
         forgetAllFetchedProperties()
         clearChangeSets()
         for object in objects {

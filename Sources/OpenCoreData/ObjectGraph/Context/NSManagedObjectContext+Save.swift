@@ -17,7 +17,11 @@ extension NSManagedObjectContext {
         isSaving = true
         defer { isSaving = false }
         processPendingChanges()
+        // A fault that could not be fulfilled is reported by the next save, and an object whose
+        // values were never read is never written.
+        try throwPendingReadFailure()
         guard hasChanges else { return }
+        try checkChangedObjectsWereRead()
         let parent = parentStorage
         guard parent != nil || persistentStoreCoordinator != nil else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator to save to.")

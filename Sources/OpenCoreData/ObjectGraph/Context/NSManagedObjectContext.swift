@@ -119,6 +119,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// (here rather than on the object: most objects never have any, and each object stays small).
     package var fetchedPropertyResults: [ObjectIdentifier: [String: [Any]]] = [:]
     package var isSaving = false
+    /// Reads that failed and have not surfaced yet (`ContextReadFailures`).
+    package var readFailures = ContextReadFailures()
     /// The query generation the context reads from (`setQueryGenerationFrom(_:)`).
     package var queryGenerationState = QueryGenerationState.unpinned
     /// Saves skip validation: the migration manager saves its destination in batches, while
@@ -266,8 +268,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 throw Self.missingObjectError(objectID)
             }
             if !object.faulted || objectID.isTemporaryID { return object }
-            if let snapshot = try coordinatorSnapshot(for: objectID) {
+            let snapshot: RowSnapshot?
+            do {
+                snapshot = try coordinatorSnapshot(for: objectID)
+            } catch {
+                throw noteReadFailure(error, objectID: objectID, thrown: true)
+            }
+            if let snapshot {
                 object.fulfill(with: snapshot)
+                noteReadSucceeded(objectID)
                 return object
             }
             throw Self.missingObjectError(objectID)
@@ -329,8 +338,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// A relationship's destinations as stored, for a relationship fault: their IDs in order
-    /// and their registered objects, read in one query.
-    package func destinations(of object: NSManagedObject, relationship: NSRelationshipDescription) -> (ids: [NSManagedObjectID], objects: [NSManagedObject]) {
+    /// and their registered objects, read in one query; nil when they could not be read (the
+    /// failure is recorded, `ContextReadFailures`, and the relationship stays a fault).
+    package func destinations(of object: NSManagedObject, relationship: NSRelationshipDescription) -> (ids: [NSManagedObjectID], objects: [NSManagedObject])? {
         do {
             let snapshots: [RowSnapshot]
             if let parent = parentStorage {
@@ -352,10 +362,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 // its own fault with one query.
                 objects.append(snapshot.version >= 0 ? registeredObject(for: snapshot, refresh: false) : self.object(with: snapshot.objectID))
             }
+            noteReadSucceeded(object.objectID, relationship: relationship.name)
             return (ids, objects)
         } catch {
-            Log.objectGraph.error("Could not fire relationship fault '\(relationship.name)' of \(object.objectID): \(error)")
-            return ([], [])
+            noteReadFailure(error, objectID: object.objectID, relationship: relationship.name)
+            return nil
         }
     }
 

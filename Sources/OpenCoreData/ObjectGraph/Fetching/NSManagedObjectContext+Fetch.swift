@@ -14,6 +14,8 @@ extension NSManagedObjectContext {
     }
 
     private func fetchWithinRegexBudget<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        // A fault that could not be fulfilled since the last fetch or save is reported first.
+        try throwPendingReadFailure()
         processPendingChanges()
         let entity = try resolveEntity(of: request)
         if let type = T.self as? NSManagedObject.Type, type != NSManagedObject.self {
@@ -54,6 +56,8 @@ extension NSManagedObjectContext {
         if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
             prefetch(keyPaths, of: objects)
         }
+        // A row or relationship this fetch fired and could not read fails the fetch.
+        try throwPendingReadFailure()
         return Self.typedResults(objects)
     }
 
@@ -77,6 +81,7 @@ extension NSManagedObjectContext {
     /// The number of objects a fetch request would return.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         try RegexBudget.enforce {
+            try throwPendingReadFailure()
             processPendingChanges()
             let entity = try resolveEntity(of: request)
             return try withQueryGeneration { try countMatching(request, entity: entity) }
@@ -295,7 +300,8 @@ extension NSManagedObjectContext {
                 }
             }
         } catch {
-            Log.objectGraph.error("Could not load a batch of \(batch.ids.count) faults: \(error)")
+            // Each fault then reads its own row, and reports its own failure if it has one.
+            Log.objectGraph.debug("Could not load a batch of \(batch.ids.count) faults at once: \(error)")
         }
         if let window = batch.window {
             for ids in window.loaded(batch.ids) { unloadBatch(ids, window: window) }

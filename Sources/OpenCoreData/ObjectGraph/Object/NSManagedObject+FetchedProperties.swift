@@ -11,8 +11,9 @@ extension NSManagedObject {
     /// object is refreshed (`refresh(_:mergeChanges:)`) or its context is reset.
     ///
     /// An object outside a context has no results. A fetch that fails (a store error, or a key
-    /// the destination entity does not have) is logged and gives an empty array, since
-    /// `value(forKey:)` cannot throw.
+    /// the destination entity does not have) gives an empty array for this access, since
+    /// `value(forKey:)` cannot throw; it is not cached (the next access fetches again), and the
+    /// context's next fetch or save throws the error (`ContextReadFailures`).
     package func fetchedPropertyValue(_ property: NSFetchedPropertyDescription) -> [Any] {
         guard let context = _context else { return [] }
         let key = ObjectIdentifier(self)
@@ -21,8 +22,8 @@ extension NSManagedObject {
         do {
             results = try context.fetch(fetchRequest(for: property))
         } catch {
-            Log.objectGraph.error("The fetched property '\(property.name)' of entity '\(self.entity.name ?? "?")' could not be fetched: \(error)")
-            results = []
+            context.noteReadFailure(error, objectID: objectID, relationship: property.name)
+            return []
         }
         // Replaces nothing (the cache had no entry), so no object is freed during the access.
         context.fetchedPropertyResults[key, default: [:]][property.name] = results

@@ -89,7 +89,11 @@ extension NSManagedObject {
             // A new object has no stored destinations, unless a child context reads it from the
             // parent that inserted it.
             if let context = _context, !objectID.isTemporaryID || (!insertedFlag && context.parentStorage != nil) {
-                let destinations = context.destinations(of: self, relationship: relationship)
+                guard let destinations = context.destinations(of: self, relationship: relationship) else {
+                    // Not read: the relationship stays a fault (the next access reads it again),
+                    // and this access sees no destinations; the context reports the failure.
+                    return RelationshipStorage(objects: OrderedSetStorage(), committedIDs: [])
+                }
                 ids = destinations.ids
                 for object in destinations.objects { objects.append(object) }
             }

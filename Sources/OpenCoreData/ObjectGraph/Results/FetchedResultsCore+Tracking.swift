@@ -317,7 +317,15 @@ extension FetchedResultsCore {
     /// (an object leaving can pull in one that was beyond the limit) and for batches that break
     /// the sections' order. O(n).
     private func refetch(_ candidates: [FetchedCandidate]) -> FetchedResultsChangeSet {
-        guard let fetch, let context, let fetched = try? fetch(context) else { return FetchedResultsChangeSet() }
+        guard let fetch, let context else { return FetchedResultsChangeSet() }
+        let fetched: (NSFetchRequest<NSFetchRequestResult>, [AnyObject])
+        do {
+            fetched = try fetch(context)
+        } catch {
+            // No error channel here: the context's next fetch or save reports it.
+            context.deferReadFailure(error)
+            return FetchedResultsChangeSet()
+        }
         let results = fetched.1
         let oldRows = Array(rows), oldSections = Array(sections)
         var newRows = results.map { FetchedRow(object: $0, keys: keys(of: $0)) }

@@ -73,12 +73,18 @@ package enum ExpressionEvaluator {
 
     /// Runs a `FETCH` expression's request, as Apple's `NSFetchRequestExpression` does: the
     /// objects, or their count when `countOnly`; nil when the operands are not a fetch request and
-    /// a context, or the fetch fails (an evaluation has no error channel).
+    /// a context, or the fetch fails (an evaluation has no error channel: the context's next
+    /// fetch or save throws the error).
     private static func fetch(_ request: Any?, in context: Any?, countOnly: Bool) -> Any? {
         guard let request = request as? NSFetchRequest<NSFetchRequestResult>,
               let context = context as? NSManagedObjectContext else { return nil }
-        if countOnly { return (try? context.count(for: request)).map { NSNumber(value: $0) } }
-        return try? context.fetch(request)
+        do {
+            if countOnly { return NSNumber(value: try context.count(for: request)) }
+            return try context.fetch(request)
+        } catch {
+            context.deferReadFailure(error)
+            return nil
+        }
     }
 
     private static func combine(_ operation: SetOperation, _ left: [Any], _ right: [Any]) -> [Any] {

@@ -25,11 +25,14 @@ extension SQLDictionaryQuery {
                 index += 1
                 switch column.output {
                 case .attribute(let attribute) where external[number]:
-                    let stored = externalData?.storeValue(value, type: attribute.attributeType, db: db) ?? .null
+                    let stored = try externalData?.storeValue(value, type: attribute.attributeType, db: db) ?? .null
                     values[column.name] = AttributeConversion.publicValue(stored, type: attribute.attributeType)
                 case .attribute(let attribute):
                     // Through the row decoder, which reads text with its byte count (NULs kept).
-                    let stored = SQLiteRowDecoder.storeValue(handle, Int32(index - 1), attribute.attributeType)
+                    guard let stored = SQLiteRowDecoder.storeValue(handle, Int32(index - 1), attribute.attributeType) else {
+                        throw SQLiteStoreErrors.unreadableRow("the value of '\(column.name)' (attribute '\(attribute.name)') does not decode as \(attribute.attributeType.xmlName): \(value)",
+                                                              url: store.url)
+                    }
                     values[column.name] = AttributeConversion.publicValue(stored, type: attribute.attributeType)
                 case .objectID(let destination):
                     let number: DatabaseValue = row[index]

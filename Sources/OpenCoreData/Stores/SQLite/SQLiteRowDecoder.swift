@@ -110,8 +110,15 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         self.plans = byNumber
     }
 
-    /// Decodes every row a statement returns; rows of unknown `Z_ENT` are skipped with a log line.
-    /// `db` is the statement's connection (external values may need a look at other rows there).
+    /// Decodes every row a statement returns. `db` is the statement's connection (external
+    /// values may need a look at other rows there).
+    ///
+    /// - Throws: `NSFileReadCorruptFileError` (259) for a row whose `Z_PK` or `Z_ENT` is not an
+    ///   integer, whose `Z_ENT` names no entity of the model, or whose value does not decode as
+    ///   its attribute's type; an unreadable external-data file throws too. A row of an entity
+    ///   of the model that the request does not read (another entity sharing the table) is
+    ///   left out: the SQL filters on `Z_ENT` then, so such a row only comes from a query
+    ///   without that filter.
     package func decodeAll(_ statement: Statement, arguments: StatementArguments, store: NSPersistentStore, db: Database,
                            into result: inout [RowSnapshot]) throws {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
@@ -121,56 +128,114 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         var planNumber = -1
         var plan: EntityPlan?
         while try cursor.next() != nil {
-            guard let primaryKey = Self.integer(handle, 0) else { continue }
-            let number = Self.integer(handle, 1).map(Int.init) ?? -1
+            guard let primaryKey = Self.integer(handle, 0) else {
+                throw unreadableRow("a row has a Z_PK that is not an integer", store: store)
+            }
+            guard let number = Self.integer(handle, 1).map(Int.init) else {
+                throw unreadableRow("the row Z_PK \(primaryKey) has no integer Z_ENT", store: store)
+            }
             if number != planNumber {
                 planNumber = number
                 plan = number >= 0 && number < plans.count ? plans[number] : nil
             }
             guard let plan else {
-                Log.store.warning("Skipping row \(primaryKey) of \(table.name): Z_ENT \(number) is not an entity this request reads.")
-                continue
+                // Another entity of the model sharing the table is not this request's; a number
+                // that names no entity is a row nobody can read, and reading it as absent would
+                // show data loss as nothing.
+                if let other = schema.entity(number: number), table.entities.contains(where: { $0 === other }) { continue }
+                throw unreadableRow("the row Z_PK \(primaryKey) has Z_ENT \(number), which is no entity of the model stored in this table", store: store)
             }
-            result.append(decodeRow(handle, plan: plan, primaryKey: primaryKey, store: store, db: db))
+            result.append(try decodeRow(handle, plan: plan, primaryKey: primaryKey, store: store, db: db))
         }
+    }
+
+    /// The error of a row that cannot be read.
+    private func unreadableRow(_ reason: String, store: StoreHandle) -> NSError {
+        SQLiteStoreErrors.unreadableRow("\(table.name): \(reason)", url: store.store?.url)
     }
 
     /// Decodes the row a statement is positioned on.
     @inline(__always)
-    private func decodeRow(_ handle: SQLiteStatement, plan: EntityPlan, primaryKey: Int64, store: StoreHandle, db: Database) -> RowSnapshot {
+    private func decodeRow(_ handle: SQLiteStatement, plan: EntityPlan, primaryKey: Int64, store: StoreHandle, db: Database) throws -> RowSnapshot {
         let version = Self.integer(handle, 2) ?? 0
         let slots = plan.slots
+        // The first slot that did not decode, and why; every slot is still initialized (with
+        // NULL) so the buffer is whole, and the row is then thrown away with an error.
+        var failure: (slot: Int, reason: String)?
+        // An external file that cannot be read keeps its own (file) error.
+        var fileError: NSError?
         let values = StoreValues(unsafeUninitializedCount: slots.count) { base in
             var holdsReferences = false
             for index in 0..<slots.count {
-                let value: StoreValue
+                var value: StoreValue
                 switch slots[index] {
                 case .null:
                     value = .null
                 case .unloaded:
                     value = .unloaded
                 case .attribute(let column, let type):
-                    value = Self.storeValue(handle, column, type)
+                    if let decoded = Self.storeValue(handle, column, type) {
+                        value = decoded
+                    } else {
+                        value = .null
+                        if failure == nil { failure = (index, Self.undecodable(handle, column, type)) }
+                    }
                     if value.holdsReference { holdsReferences = true }
                 case .externalAttribute(let column, let type):
-                    value = externalValue(handle, column, type, db: db)
+                    do {
+                        value = try externalValue(handle, column, type, db: db)
+                    } catch {
+                        value = .null
+                        if failure == nil {
+                            failure = (index, (error as NSError).localizedDescription)
+                            fileError = error as NSError
+                        }
+                    }
                     if value.holdsReference { holdsReferences = true }
                 case .toOne(let column, let typeColumn, let destination):
-                    value = toOne(handle, column, typeColumn, destination, store: store)
+                    if let decoded = toOne(handle, column, typeColumn, destination, store: store) {
+                        value = decoded
+                    } else {
+                        value = .null
+                        if failure == nil { failure = (index, Self.undecodable(handle, column, .integer64AttributeType)) }
+                    }
                     if value.holdsReference { holdsReferences = true }
                 }
                 (base + index).initialize(to: value)
             }
             return holdsReferences
         }
+        if let fileError { throw fileError }
+        if let failure {
+            let property = plan.entity.layout.properties[failure.slot]
+            let kind = property is NSRelationshipDescription ? "relationship" : "attribute"
+            throw unreadableRow("the \(kind) '\(property.name)' of entity '\(plan.entity.name ?? "?")' in row Z_PK \(primaryKey): \(failure.reason)", store: store)
+        }
         return RowSnapshot(objectID: NSManagedObjectID(entity: plan.entity, root: plan.root, primaryKey: primaryKey, handle: store),
                            version: version, values: values)
     }
 
-    /// A to-one relationship's destination ID, typed by the row's entity-type column if it has one.
+    /// Why a column's value does not decode as an attribute type.
+    private static func undecodable(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType) -> String {
+        let stored: String
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: stored = "an INTEGER"
+        case SQLITE_FLOAT: stored = "a REAL"
+        case SQLITE_TEXT: stored = "TEXT"
+        case SQLITE_BLOB: stored = "a BLOB of \(sqlite3_column_bytes(handle, column)) bytes"
+        default: stored = "a value"
+        }
+        let name = String(cString: sqlite3_column_name(handle, column))
+        return "its column \(name) holds \(stored) that is no \(type.xmlName) value"
+    }
+
+    /// A to-one relationship's destination ID, typed by the row's entity-type column if it has
+    /// one; nil when the foreign key is neither NULL nor an integer.
     private func toOne(_ handle: SQLiteStatement, _ column: Int32, _ typeColumn: Int32?, _ destination: NSEntityDescription,
-                       store: StoreHandle) -> StoreValue {
-        guard let key = Self.integer(handle, column) else { return .null }
+                       store: StoreHandle) -> StoreValue? {
+        guard let key = Self.integer(handle, column) else {
+            return sqlite3_column_type(handle, column) == SQLITE_NULL ? .null : nil
+        }
         var target = destination
         if let typeColumn, let number = Self.integer(handle, typeColumn),
            let typed = schema.entity(number: Int(number)), typed.isKindOf(entity: destination) {
@@ -180,9 +245,14 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
     }
 
     /// An external-storage attribute's value: the file's bytes when the column holds a reference.
-    private func externalValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType, db: Database) -> StoreValue {
-        guard let externalData else { return Self.storeValue(handle, column, type) }
-        return externalData.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type, db: db)
+    private func externalValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType, db: Database) throws -> StoreValue {
+        guard let externalData else {
+            guard let value = Self.storeValue(handle, column, type) else {
+                throw SQLiteStoreErrors.unreadableRow(Self.undecodable(handle, column, type), url: nil)
+            }
+            return value
+        }
+        return try externalData.storeValue(DatabaseValue(sqliteStatement: handle, index: column), type: type, db: db)
     }
 
     // MARK: - Columns
@@ -200,9 +270,9 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         }
     }
 
-    /// An attribute column in store form.
+    /// An attribute column in store form; nil when its value does not decode as `type`.
     @inline(__always)
-    static func storeValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType) -> StoreValue {
+    static func storeValue(_ handle: SQLiteStatement, _ column: Int32, _ type: NSAttributeType) -> StoreValue? {
         // One sqlite3_column_* call per column: the sqlite3_value_* accessors on the column's
         // value are cheaper than a second sqlite3_column_* call, which checks the statement again.
         guard let value = sqlite3_column_value(handle, column) else { return .null }

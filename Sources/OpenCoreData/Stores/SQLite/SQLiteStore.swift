@@ -78,8 +78,10 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
     ///
     /// The file is inspected read-only first, and everything that can fail is checked before
     /// anything is written: a damaged file throws 259, a store whose version hashes differ from
-    /// the model's `NSPersistentStoreIncompatibleVersionHashError`, and the file and its
-    /// companions are left byte-identical. A read-only open never creates or changes a file
+    /// the model's `NSPersistentStoreIncompatibleVersionHashError`, one that lacks a table or
+    /// column the model maps to `NSPersistentStoreIncompatibleSchemaError` (`SQLiteSchemaCheck`;
+    /// unless migration, which rebuilds the tables, runs), and the file and its companions are
+    /// left byte-identical. A read-only open never creates or changes a file
     /// (see `SQLiteReadOnlyLocation`).
     static func open(url: URL, options rawOptions: [AnyHashable: Any]?, model: NSManagedObjectModel, configuration: String?) throws -> Opened {
         guard url.isFileURL else {
@@ -89,7 +91,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         let configurationEntities = model.entities(forConfigurationName: configuration)
         // A derived attribute SQL cannot compute fails the add before any file is touched.
         _ = try SQLiteDerivation.all(in: SQLStoreSchema(model: model, configurationEntities: configurationEntities))
-        var inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+        var inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout, readingTables: true)
         let staged = rawOptions?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager
         var needsMigration = false
         if let inspection, !inspection.isEmpty {
@@ -113,7 +115,7 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
         if needsMigration, let staged, let current = inspection {
             try staged.migrateStore(at: url, metadata: current.metadata, to: model, options: rawOptions)
-            inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+            inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout, readingTables: true)
             do {
                 try checkCompatible(inspection?.metadata ?? [:], model: model, configuration: configuration, url: url)
                 needsMigration = false
@@ -123,10 +125,16 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         }
         if needsMigration, let current = inspection,
            try migrateThroughMappingModel(url: url, inspection: current, to: model, options: options) {
-            inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout)
+            inspection = try SQLiteStoreFile.inspect(url, timeout: options.busyTimeout, readingTables: true)
             needsMigration = false
         }
 
+        // A store that needs no migration must have what the model maps to; one that is migrated
+        // below gets its tables rebuilt for the model.
+        if !needsMigration, let inspection, !inspection.isEmpty {
+            try SQLiteSchemaCheck.check(SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: inspection.entityNumbers),
+                                        tables: inspection.tables ?? [:], url: url, writable: !options.readOnly)
+        }
         let readOnlyLocation = options.readOnly ? try SQLiteReadOnlyLocation.forReading(url) : nil
         let reports = SQLiteDerivedValueReports()
         let pool: DatabasePool

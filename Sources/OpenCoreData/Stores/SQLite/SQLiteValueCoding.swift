@@ -5,8 +5,9 @@ import GRDB
 /// which `SQLValueCoding` defines for every SQL store: writing is that encoder's value as a GRDB
 /// value; reading decodes GRDB values per row.
 ///
-/// Reading is tolerant: a value stored with another SQLite type than Apple's (TEXT decimals,
-/// text UUIDs, integer dates) is converted rather than rejected.
+/// Reading is tolerant of another SQLite type than Apple's when the value converts exactly
+/// (TEXT decimals, text UUIDs, integer dates); a value that does not convert is reported, not
+/// read as nil.
 package enum SQLiteValueCoding {
     // MARK: - Writing
 
@@ -18,9 +19,12 @@ package enum SQLiteValueCoding {
 
     // MARK: - Reading
 
-    /// The store value of an attribute column's SQLite value.
+    /// The store value of an attribute column's SQLite value; nil when the value does not
+    /// decode as the attribute's type (text that is no number in a numeric column, a BLOB in a
+    /// numeric or date column, a double out of an integer's range, text that is no UUID or URL):
+    /// the caller reports it as an error, never as a missing value (issue 37).
     @inline(__always)
-    package static func storeValue(_ value: DatabaseValue, type: NSAttributeType) -> StoreValue {
+    package static func storeValue(_ value: DatabaseValue, type: NSAttributeType) -> StoreValue? {
         switch value.storage {
         case .null:
             return .null
@@ -32,6 +36,7 @@ package enum SQLiteValueCoding {
             case .decimalAttributeType: return .decimal(Decimal(int))
             case .dateAttributeType: return .date(Date(timeIntervalSinceReferenceDate: Double(int)))
             case .stringAttributeType: return .string(String(int))
+            case .UUIDAttributeType, .URIAttributeType: return nil
             default: return .int(int)
             }
         case .double(let double):
@@ -40,26 +45,30 @@ package enum SQLiteValueCoding {
             case .dateAttributeType: return .date(Date(timeIntervalSinceReferenceDate: double))
             case .decimalAttributeType: return .decimal(SQLValueCoding.decimal(from: double))
             case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
-                return .int(Int64(exactly: double.rounded(.towardZero)) ?? 0)
+                return Int64(exactly: double.rounded(.towardZero)).map(StoreValue.int)
             case .stringAttributeType: return .string(String(double))
+            case .UUIDAttributeType, .URIAttributeType: return nil
             default: return .double(double)
             }
         case .string(let string):
             switch type {
-            case .URIAttributeType: return URL(string: string).map(StoreValue.uri) ?? .string(string)
-            case .UUIDAttributeType: return UUID(uuidString: string).map(StoreValue.uuid) ?? .string(string)
-            case .decimalAttributeType: return Decimal(string: string).map(StoreValue.decimal) ?? .null
+            case .URIAttributeType: return URL(string: string).map(StoreValue.uri)
+            case .UUIDAttributeType: return UUID(uuidString: string).map(StoreValue.uuid)
+            case .decimalAttributeType: return Decimal(string: string).map(StoreValue.decimal)
             case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
-                return Int64(string).map(StoreValue.int) ?? .null
-            case .doubleAttributeType, .floatAttributeType: return Double(string).map(StoreValue.double) ?? .null
-            case .dateAttributeType: return Double(string).map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
+                return Int64(string).map(StoreValue.int)
+            case .doubleAttributeType, .floatAttributeType: return Double(string).map(StoreValue.double)
+            case .dateAttributeType: return Double(string).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
             case .binaryDataAttributeType, .transformableAttributeType: return .data(Data(string.utf8))
             default: return .string(string)
             }
         case .blob(let data):
             switch type {
-            case .UUIDAttributeType: return AttributeConversion.uuid(from: data).map(StoreValue.uuid) ?? .data(data)
+            case .UUIDAttributeType: return AttributeConversion.uuid(from: data).map(StoreValue.uuid)
             case .stringAttributeType: return .string(String(decoding: data, as: UTF8.self))
+            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
+                 .doubleAttributeType, .floatAttributeType, .decimalAttributeType, .dateAttributeType, .URIAttributeType:
+                return nil
             default: return .data(data)
             }
         }

@@ -52,6 +52,17 @@ package enum SQLiteStoreErrors {
                                   userInfo: [NSSQLiteErrorDomain: Int(databaseError.resultCode.primaryResultCode.rawValue), NSUnderlyingErrorKey: sqliteNSError(databaseError)])
     }
 
+    /// A row that was read but cannot be turned into values (a value that does not decode as
+    /// its attribute's type, a `Z_ENT` that names no entity): `NSFileReadCorruptFileError` (259),
+    /// as for other damage to the file's contents, never a row read as empty.
+    package static func unreadableRow(_ reason: String, url: URL?) -> NSError {
+        var info: [String: Any] = [:]
+        if let url { info[NSFilePathErrorKey] = url.path }
+        return NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadCorruptFile.rawValue, userInfo: info.merging([
+            NSLocalizedDescriptionKey: "A row of the SQLite store\(url.map { " at \($0.path)" } ?? "") cannot be read: \(reason).",
+        ]) { $1 })
+    }
+
     private static func isCocoaError(_ error: any Error) -> Bool {
         !(error is DatabaseError) && (error as NSError).domain == NSCocoaErrorDomain
     }

@@ -13,18 +13,21 @@ package struct SQLiteStoreInspection {
     package var entityNumbers: [String: Int] = [:]
     /// The file's first 100 bytes (SQLite's database header), empty for an empty file.
     package var header = Data()
+    /// The columns of every table, when the inspection was asked for them (`SQLiteSchemaCheck`).
+    var tables: SQLiteSchemaCheck.StoredTables?
 }
 
 /// Opening and inspecting store files; nothing here writes to a file.
 package enum SQLiteStoreFile {
     private static let header = Array("SQLite format 3\0".utf8)
 
-    /// Inspects the store at `url` read-only; nil when no file exists there.
+    /// Inspects the store at `url` read-only; nil when no file exists there. With `readingTables`,
+    /// the columns of every table are read too, for the open's schema check.
     /// - Throws: `NSFileReadCorruptFileError` (259) for a file that is not SQLite or is damaged,
     ///   `NSPersistentStoreInvalidTypeError` (134000) for an SQLite file that is not a Core Data store,
     ///   `NSPersistentStoreOpenError` (134080) for a directory, a device, a FIFO, a socket or an
     ///   unreadable file.
-    package static func inspect(_ url: URL, timeout: TimeInterval = 5) throws -> SQLiteStoreInspection? {
+    package static func inspect(_ url: URL, timeout: TimeInterval = 5, readingTables: Bool = false) throws -> SQLiteStoreInspection? {
         let path = url.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
@@ -67,6 +70,7 @@ package enum SQLiteStoreFile {
                 }
                 var result = inspection
                 result.header = prefix
+                if readingTables, !inspection.isEmpty { result.tables = try SQLiteSchemaCheck.storedTables(db) }
                 return result
             }
         } catch {

@@ -154,38 +154,57 @@ package struct SQLiteExternalData: Sendable {
     // MARK: - Reading
 
     /// The value of a column whose attribute stores externally, in store form: the file's bytes
-    /// for a marker or for a reference the store's bookkeeping vouches for, nil (logged) for a
-    /// marker that cannot be resolved, the column's own bytes otherwise.
+    /// for a marker or for a reference the store's bookkeeping vouches for, the column's own
+    /// bytes otherwise.
     ///
     /// - Parameter db: the connection the row was read on (the ownership of another
     ///   implementation's reference is checked there, in the same read).
-    func storeValue(_ value: DatabaseValue, type: NSAttributeType, db: Database) -> StoreValue {
+    /// - Throws: `NSFileReadNoSuchFileError` (260) or another file error when the file is
+    ///   missing or unreadable, `NSFileReadCorruptFileError` (259) when it is not of the size its
+    ///   row records or the column holds a value that does not decode — never nil for a value
+    ///   that exists (issue 37).
+    func storeValue(_ value: DatabaseValue, type: NSAttributeType, db: Database) throws -> StoreValue {
         switch value.storage {
         case .string(let text):
-            guard let marker = Self.parseMarker(text) else { return SQLiteValueCoding.storeValue(value, type: type) }
-            return read(marker.name, expectedCount: marker.byteCount).map(StoreValue.data) ?? .null
+            guard let marker = Self.parseMarker(text) else { return try decoded(value, type: type) }
+            return .data(try read(marker.name, expectedCount: marker.byteCount))
         case .blob(let data):
             guard readsForeignReferences, let name = ownedForeignReference(data, db: db) else { return .data(data) }
-            return read(name, expectedCount: nil).map(StoreValue.data) ?? .null
+            return .data(try read(name, expectedCount: nil))
         default:
-            return SQLiteValueCoding.storeValue(value, type: type)
+            return try decoded(value, type: type)
         }
     }
 
-    /// The bytes of an external file; nil, with a log line, when it is missing, unreadable or
-    /// not of the recorded size.
-    func read(_ name: UUID, expectedCount: Int?) -> Data? {
+    private func decoded(_ value: DatabaseValue, type: NSAttributeType) throws -> StoreValue {
+        guard let decoded = SQLiteValueCoding.storeValue(value, type: type) else {
+            throw SQLiteStoreErrors.unreadableRow("a value of an external-storage attribute is \(value) and no \(type.xmlName) value", url: storeURL)
+        }
+        return decoded
+    }
+
+    /// The bytes of an external file.
+    ///
+    /// - Throws: the file error when it is missing or unreadable (`NSFilePathErrorKey` names
+    ///   it), `NSFileReadCorruptFileError` when it is not of the recorded size.
+    func read(_ name: UUID, expectedCount: Int?) throws -> Data {
         let url = fileURL(name)
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            Log.store.error("The external data file \(url.path) of the store \(storeURL.path) cannot be read (\(error)); the value reads as nil.")
-            return nil
+            let underlying = error as NSError
+            let code = underlying.domain == NSCocoaErrorDomain ? underlying.code : CocoaError.Code.fileReadUnknown.rawValue
+            throw NSError(domain: NSCocoaErrorDomain, code: code, userInfo: [
+                NSLocalizedDescriptionKey: "The external data file \(url.path) of the store \(storeURL.path) cannot be read: \(underlying.localizedDescription)",
+                NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: underlying,
+            ])
         }
         if let expectedCount, data.count != expectedCount {
-            Log.store.error("The external data file \(url.path) of the store \(storeURL.path) holds \(data.count) bytes, not the \(expectedCount) its row records; the value reads as nil.")
-            return nil
+            throw NSError(domain: NSCocoaErrorDomain, code: CocoaError.Code.fileReadCorruptFile.rawValue, userInfo: [
+                NSLocalizedDescriptionKey: "The external data file \(url.path) of the store \(storeURL.path) holds \(data.count) bytes, not the \(expectedCount) its row records.",
+                NSFilePathErrorKey: url.path,
+            ])
         }
         return data
     }

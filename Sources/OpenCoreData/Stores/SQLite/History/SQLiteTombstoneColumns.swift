@@ -59,7 +59,9 @@ struct SQLiteTombstoneColumns: Sendable {
         var tombstone: [String: StoreValue] = [:]
         tombstone.reserveCapacity(columns.count)
         for (offset, column) in columns.enumerated() {
-            tombstone[column.name] = SQLiteRowDecoder.storeValue(handle, first + Int32(offset), column.type)
+            // A tombstone records a row being deleted, for history; a value that does not
+            // decode is recorded as none rather than failing the delete.
+            tombstone[column.name] = SQLiteRowDecoder.storeValue(handle, first + Int32(offset), column.type) ?? .null
         }
         return tombstone
     }

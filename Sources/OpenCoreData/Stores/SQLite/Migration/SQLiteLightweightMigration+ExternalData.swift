@@ -38,8 +38,10 @@ extension SQLiteLightweightMigration {
                     if SQLiteExternalData.isExternal(attribute) {
                         referenced.insert(externalData.fileURL(marker.name))
                     } else {
-                        let data = externalData.read(marker.name, expectedCount: marker.byteCount)
-                        inlined.append((key, data?.databaseValue ?? .null))
+                        // A file that cannot be read fails the migration (the store is left
+                        // unchanged) rather than writing NULL over the value.
+                        let data = try externalData.read(marker.name, expectedCount: marker.byteCount)
+                        inlined.append((key, data.databaseValue))
                     }
                 }
                 guard !inlined.isEmpty else { continue }
