@@ -59,6 +59,24 @@ struct ToManyWithoutInverseTests {
         }
     }
 
+    @Test("Predicates, @count and faults run in SQL through the owner column (no in-memory fallback)")
+    func sqlThroughOwnerColumn() throws {
+        let model = S.model()
+        model.freeze()
+        let schema = SQLStoreSchema(model: model)
+        let builder = SQLQueryBuilder(schema: schema, dialect: SQLiteDialect())
+        let cocktail = model.entitiesByName["Cocktail"]!
+        let any = try builder.selectObjectIDs(SQLFetchQuery(entity: cocktail, predicate: NSPredicate(format: "ANY spec.value > 4.5")))
+            .render(in: SQLiteDialect())
+        #expect(any.text == "SELECT t0.Z_PK, t0.Z_ENT FROM ZCOCKTAIL t0 WHERE EXISTS (SELECT 1 FROM ZINGREDIENT t1 WHERE (t1.Z1SPEC = t0.Z_PK) AND (t1.ZVALUE IS NOT NULL) AND (t1.ZVALUE > ?))")
+        let count = try builder.selectObjectIDs(SQLFetchQuery(entity: cocktail, predicate: NSPredicate(format: "spec.@count == 2")))
+            .render(in: SQLiteDialect())
+        #expect(count.text.contains("Z1SPEC = t0.Z_PK"), "\(count.text)")
+        let fault = try builder.destinations(of: cocktail.relationshipsByName["spec"]!, sourceKey: 7, columns: [SQLFragment("t0.Z_PK")])
+        #expect(fault.text == "SELECT t0.Z_PK FROM ZINGREDIENT t0 WHERE t0.Z1SPEC = ?")
+        #expect(fault.arguments == [.integer(7)])
+    }
+
     @Test("A store we create has Apple's column and index, and no join table")
     func createdLayout() throws {
         let url = TestStoreFiles.newStoreURL()
