@@ -106,6 +106,23 @@ struct ToManyWithoutInverseMigrationTests {
         #expect(try S.storedMembers(url) == [1: [1, 2, 3]])
     }
 
+    @Test("An inverse added to a to-many that had none is filled from the owner column (and from an earlier join table)")
+    func inverseAdded() throws {
+        for url in [try S.appleStore(), try S.legacyStore()] {
+            let withInverse = S.model()
+            let spec = withInverse.entitiesByName["Cocktail"]!.relationshipsByName["spec"]!
+            let back = TestModels.relationship("cocktail", to: withInverse.entitiesByName["Cocktail"]!, toMany: false)
+            withInverse.entitiesByName["Ingredient"]!.properties += [back]
+            TestModels.inverse(spec, back)
+            let context = try S.open(url, withInverse, options: Self.migrate)
+            #expect(try members(context) == ["Negroni": [1, 2, 3], "Martini": [4]])
+            let owners = try DatabaseQueue(path: url.path).read { db in
+                try Row.fetchAll(db, sql: "SELECT Z_PK, ZCOCKTAIL FROM ZINGREDIENT ORDER BY Z_PK").map { [$0[0] as Int, ($0[1] as Int?) ?? 0] }
+            }
+            #expect(owners == [[1, 1], [2, 1], [3, 1], [4, 2], [5, 0]])
+        }
+    }
+
     @Test("A mapping-model migration writes the destination in Apple's layout, from either layout")
     func mappingModelMigration() throws {
         for source in [try S.legacyStore(), try S.appleStore()] {

@@ -117,6 +117,7 @@ struct SQLiteLightweightMigration {
         for owner in destination.ownerColumns {
             try fillOwnerColumn(owner, present: present, db)
         }
+        try fillNewInverses(present: present, db)
         try fillEntityTypes(db)
         var obsoleteFiles = Set<URL>()
         if let externalData {
@@ -438,20 +439,56 @@ extension SQLiteLightweightMigration {
     /// a member; the store is then unchanged.
     fileprivate func fillOwnerColumn(_ owner: SQLOwnerColumn, present: Set<String>, _ db: Database) throws {
         let new = owner.relationship
-        guard let ownerEntity = new.entity, let entity = match.entities.first(where: { $0.destination === ownerEntity }),
-              let previous = entity.relationships.first(where: { $0.destination.name == new.name })?.source,
-              let pairs = pairsSelect(of: previous, present: present) else { return }
+        guard let ownerEntity = new.entity, let previous = previousRelationship(named: new.name, of: ownerEntity) else { return }
+        try fillKeys(owner.table, column: owner.name, from: previous, for: new, present: present, db)
+    }
+
+    /// Fills the foreign key of a to-one that is new in the destination model and the inverse of
+    /// a to-many the source model had without an inverse (an inverse added to it), from that
+    /// to-many's old pairs, and its entity-type column; otherwise its members would be dropped.
+    fileprivate func fillNewInverses(present: Set<String>, _ db: Database) throws {
+        for entity in match.entities {
+            for relationship in entity.relationships where relationship.source == nil && !relationship.destination.isToMany {
+                let new = relationship.destination
+                guard let toMany = new.inverseRelationship, toMany.isToMany, let ownerEntity = toMany.entity,
+                      let previous = previousRelationship(named: toMany.name, of: ownerEntity), previous.inverseRelationship == nil,
+                      let table = destination.table(for: entity.destination), let key = table.valueColumn(for: new),
+                      new.entity === entity.destination else { continue }
+                try fillKeys(table, column: key.name, from: previous, for: toMany, present: present, db)
+                if let typeIndex = table.entityTypeColumnByProperty[ObjectIdentifier(new)], let target = new.destinationEntity,
+                   let targetTable = destination.table(for: target) {
+                    let sql = "UPDATE " + dialect.identifier(table.name) + " SET " + dialect.identifier(table.columns[typeIndex].name)
+                        + " = (SELECT x." + dialect.identifier("Z_ENT") + " FROM " + dialect.identifier(targetTable.name) + " x WHERE x."
+                        + dialect.identifier("Z_PK") + " = " + dialect.identifier(table.name) + "." + dialect.identifier(key.name) + ") WHERE "
+                        + dialect.identifier(key.name) + " IS NOT NULL"
+                    try SQLiteStore.execute(db, sql.sql(in: dialect), sql.statementArguments)
+                }
+            }
+        }
+    }
+
+    /// The source relationship of a destination entity's relationship, by the destination's name.
+    private func previousRelationship(named name: String, of entity: NSEntityDescription) -> NSRelationshipDescription? {
+        match.entities.first { $0.destination === entity }?.relationships.first { $0.destination.name == name }?.source
+    }
+
+    /// Sets `column` of the target rows in `table` to their owner's key, read from the old pairs
+    /// of `previous` (the source of the to-many `new`); refuses an element with two owners.
+    private func fillKeys(_ table: SQLTable, column: String, from previous: NSRelationshipDescription, for new: NSRelationshipDescription,
+                          present: Set<String>, _ db: Database) throws {
+        guard let pairs = pairsSelect(of: previous, present: present) else { return }
         let ownerKey = dialect.identifier("o"), targetKey = dialect.identifier("t")
         let check = "SELECT " + targetKey + " FROM (" + pairs + ") " + dialect.identifier("p") + " GROUP BY " + targetKey
             + " HAVING COUNT(DISTINCT " + ownerKey + ") > 1 LIMIT 1"
         if let target = try Int64.fetchOne(db, sql: check.sql(in: dialect), arguments: check.statementArguments) {
+            let ownerName = new.entity?.name ?? "?"
             throw CoreDataError.make(NSMigrationError,
-                                     "Migrating the to-many relationship '\(new.name)' of entity '\(ownerEntity.name ?? "?")', which has no inverse, to Apple's layout (one owner per destination, in \(owner.table.name).\(owner.name)) would drop members: \(new.destinationEntity?.name ?? "?") \(target) is in the relationship of more than one object. The store was not changed.",
-                                     userInfo: ["entity": ownerEntity.name ?? "", "property": new.name])
+                                     "Migrating the to-many relationship '\(new.name)' of entity '\(ownerName)' to one owner per destination (\(table.name).\(column)) would drop members: \(new.destinationEntity?.name ?? "?") \(target) is in the relationship of more than one object. The store was not changed.",
+                                     userInfo: ["entity": ownerName, "property": new.name])
         }
-        let table = dialect.identifier(owner.table.name), key = dialect.identifier("Z_PK")
-        let sql = "UPDATE " + table + " SET " + dialect.identifier(owner.name) + " = (SELECT " + ownerKey + " FROM (" + pairs + ") "
-            + dialect.identifier("p") + " WHERE " + targetKey + " = " + table + "." + key + ") WHERE " + key + " IN (SELECT " + targetKey
+        let name = dialect.identifier(table.name), key = dialect.identifier("Z_PK")
+        let sql = "UPDATE " + name + " SET " + dialect.identifier(column) + " = (SELECT " + ownerKey + " FROM (" + pairs + ") "
+            + dialect.identifier("p") + " WHERE " + targetKey + " = " + name + "." + key + ") WHERE " + key + " IN (SELECT " + targetKey
             + " FROM (" + pairs + ") " + dialect.identifier("q") + ")"
         try SQLiteStore.execute(db, sql.sql(in: dialect), sql.statementArguments)
     }
