@@ -208,6 +208,29 @@ struct ToManyWithoutInverseTests {
         }
     }
 
+    @Test("A derived spec.@count is kept by triggers on the owner column, also for a batch delete of members")
+    func derivedCount() throws {
+        let model = S.model()
+        model.entitiesByName["Cocktail"]!.properties += [SQLDerivedAttributeTests.derived("specCount", .integer64AttributeType, "spec.@count")]
+        let url = TestStoreFiles.newStoreURL()
+        let context = try S.open(url, model)
+        try context.performAndWait {
+            let cocktail = NSEntityDescription.insertNewObject(forEntityName: "Cocktail", into: context)
+            cocktail.setValue("Sour", forKey: "name")
+            for value in [1.0, 2.0, 3.0] {
+                let ingredient = NSEntityDescription.insertNewObject(forEntityName: "Ingredient", into: context)
+                ingredient.setValue(value, forKey: "value")
+                cocktail.mutableSetValue(forKey: "spec").add(ingredient)
+            }
+            try context.save()
+            let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Ingredient")
+            request.predicate = NSPredicate(format: "value > 1.5")
+            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: request))
+        }
+        let stored = try DatabaseQueue(path: url.path).read { db in try Int.fetchOne(db, sql: "SELECT ZSPECCOUNT FROM ZCOCKTAIL") }
+        #expect(stored == 1)
+    }
+
     @Test("History: a save that changes the to-many records the owner's update with the relationship")
     func history() throws {
         let url = try S.appleStore()
