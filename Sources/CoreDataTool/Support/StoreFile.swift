@@ -127,8 +127,9 @@ final class StoreFile {
     }
 
     /// The library's mapping of a model onto this file: entity numbers by `Z_PRIMARYKEY` name, tables.
-    static func schema(for model: NSManagedObjectModel, rows: [EntityRow]) -> SQLStoreSchema {
-        SQLStoreSchema(model: model, storedNumbers: Dictionary(rows.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first }))
+    static func schema(for model: NSManagedObjectModel, rows: [EntityRow], tables: Set<String> = []) -> SQLStoreSchema {
+        SQLStoreSchema(model: model, storedNumbers: Dictionary(rows.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first }),
+                       storedTables: tables)
     }
 
     /// The number of rows of one entity (not its subentities) in a table.

@@ -27,8 +27,8 @@ struct StoreWalker {
         self.session = session
         self.file = file
         self.batchSize = max(1, batchSize)
-        let schema = StoreFile.schema(for: session.model, rows: try file.entityRows())
         let tables = try file.tableNames()
+        let schema = StoreFile.schema(for: session.model, rows: try file.entityRows(), tables: tables)
         var steps: [Step] = []
         for entity in schema.entities where !entity.isAbstract {
             guard let table = schema.table(for: entity)?.name, tables.contains(table) else { continue }

@@ -165,13 +165,16 @@ extension SQLiteStore {
                     position += 1
                 }
                 try SQLiteRawBinding.step(statement, db: db)
-                if !plan.joinRelationships.isEmpty || !plan.orderedChildren.isEmpty {
+                if plan.writesRelationships {
                     relationshipWork.append((plan, id.primaryKey, values, nil))
                 }
             }
+            var ownerChanges = OwnerColumnChanges()
             for work in relationshipWork {
-                try writeRelationships(plan: work.plan, key: work.key, values: work.values, changedSlots: work.slots, db: db)
+                try writeRelationships(plan: work.plan, key: work.key, values: work.values, changedSlots: work.slots,
+                                       ownerChanges: &ownerChanges, db: db)
             }
+            try writeOwnerColumns(ownerChanges, db: db, store: store)
             if keepsHistory, let number = try SQLiteHistoryRecorder.record(
                 HistoryTransactionInfo(author: request.transactionAuthor, contextName: request.contextName), changes: historyRows, db: db) {
                 result.historyTransactionNumbers[store.identifier] = number
@@ -203,6 +206,10 @@ extension SQLiteStore {
                 if join.table.isSelfInverse {
                     try Self.execute(db, join.deleteByOtherSQL, [key])
                 }
+            }
+            // Destinations that outlive their owner no longer name it (as its join rows go).
+            for owned in plan.ownedDestinations {
+                try Self.execute(db, owned.releaseAllSQL, [key])
             }
         }
     }
@@ -255,9 +262,16 @@ extension SQLiteStore {
 
     // MARK: - Relationships
 
-    /// Writes the to-many relationships of a saved row: join-table pairs and `Z_FOK_` positions.
+    /// Writes the to-many relationships of a saved row: join-table pairs and `Z_FOK_` positions;
+    /// owner-column changes are collected in `ownerChanges`, written once every row's are known.
     /// `changedSlots` nil means a new row (every non-empty list is written).
-    private func writeRelationships(plan: SQLiteWritePlan, key: Int64, values: StoreValues, changedSlots: Set<Int>?, db: Database) throws {
+    private func writeRelationships(plan: SQLiteWritePlan, key: Int64, values: StoreValues, changedSlots: Set<Int>?,
+                                    ownerChanges: inout OwnerColumnChanges, db: Database) throws {
+        for owned in plan.ownedDestinations {
+            guard changedSlots?.contains(owned.slot) ?? true, owned.slot < values.count, case .objectIDs(let ids) = values[owned.slot] else { continue }
+            if changedSlots == nil && ids.isEmpty { continue }
+            try ownerChanges.add(owned, owner: key, destinations: ids.map(\.primaryKey), isNew: changedSlots == nil, db: db)
+        }
         for join in plan.joinRelationships {
             guard changedSlots?.contains(join.slot) ?? true, join.slot < values.count, case .objectIDs(let ids) = values[join.slot] else { continue }
             if changedSlots == nil && ids.isEmpty { continue }

@@ -148,14 +148,19 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
             var numbers = inspection?.entityNumbers ?? [:]
             var metadata = inspection?.metadata ?? [:]
             var uuid = inspection?.uuid
+            // Join tables of to-many relationships without an inverse that an earlier OpenCoreData
+            // wrote keep being used; a migration or a new store uses Apple's owner columns.
+            var tables = inspection?.tableNames ?? []
             if needsMigration, let inspection {
                 (numbers, metadata) = try migrate(pool, inspection, to: model, options: options, url: url)
+                tables = []
             }
             if inspection?.isEmpty ?? true {
                 let created = try create(in: pool, model: model, configurationEntities: configurationEntities, url: url)
                 (numbers, metadata, uuid) = (created.entityNumbers, created.metadata, created.uuid)
+                tables = []
             }
-            let schema = SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers)
+            let schema = SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: numbers, storedTables: tables)
             if !options.readOnly, let inspection, !inspection.isEmpty {
                 try installMissingDerivedTriggers(pool, schema: schema)
             }

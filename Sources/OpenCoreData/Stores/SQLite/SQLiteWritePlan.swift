@@ -3,7 +3,8 @@ import GRDB
 import Synchronization
 
 /// How one entity's rows are written: the INSERT, UPDATE and DELETE statements, which columns
-/// each slot feeds, and how its to-many relationships are kept (join tables, `Z_FOK_` columns).
+/// each slot feeds, and how its to-many relationships are kept (join tables, `Z_FOK_` columns,
+/// owner columns of to-many relationships without an inverse).
 ///
 /// Every statement's text is built once, through the SQL layer (`SQLInsert`, `SQLUpdate`,
 /// `SQLDelete`, `SQLSelect`), when the plan is made (updates once per column set), never per row.
@@ -76,6 +77,44 @@ final class SQLiteWritePlan: @unchecked Sendable {
         let updateOrderSQL: String
     }
 
+    /// A to-many without an inverse kept in Apple's owner column on its destinations' table
+    /// (`Z<n><REL>`): a destination has at most one owner.
+    struct OwnedDestinations {
+        let slot: Int
+        let owner: SQLOwnerColumn
+        /// owner key → the keys of the destinations that name it.
+        let selectOwnedSQL: String
+        /// destination key → the owner its column names and its `Z_ENT` (no row: the destination is gone).
+        let selectOwnerSQL: String
+        /// owner key, destination key: sets the column of a destination that names no owner.
+        let claimSQL: String
+        /// destination key, owner key: clears the column if it still names this owner.
+        let releaseSQL: String
+        /// owner key: clears the column of every destination naming it (the owner is deleted).
+        let releaseAllSQL: String
+
+        init(slot: Int, owner: SQLOwnerColumn, dialect: any SQLDialect) {
+            self.slot = slot
+            self.owner = owner
+            let table = owner.table.name, column = owner.name
+            var owned = SQLSelect(from: dialect.identifier(table))
+            owned.columns = [dialect.identifier("Z_PK")]
+            owned.conditions = [dialect.equalsParameter(column)]
+            selectOwnedSQL = owned.render(in: dialect).sql(in: dialect)
+            var current = SQLSelect(from: dialect.identifier(table))
+            current.columns = [dialect.identifier(column), dialect.identifier("Z_ENT")]
+            current.conditions = [dialect.equalsParameter("Z_PK")]
+            selectOwnerSQL = current.render(in: dialect).sql(in: dialect)
+            claimSQL = SQLUpdate(table, set: [column], where: ["Z_PK"]).sql(in: dialect)
+            var release = SQLUpdate(table, set: [], where: ["Z_PK", column])
+            release.set(column, to: SQLFragment("NULL"))
+            releaseSQL = release.sql(in: dialect)
+            var releaseAll = SQLUpdate(table, set: [], where: [column])
+            releaseAll.set(column, to: SQLFragment("NULL"))
+            releaseAllSQL = releaseAll.sql(in: dialect)
+        }
+    }
+
     let entity: NSEntityDescription
     let table: SQLTable
     let entityNumber: Int64
@@ -90,6 +129,7 @@ final class SQLiteWritePlan: @unchecked Sendable {
     let columnsBySlot: [Int: [(column: Int, source: ColumnSource)]]
     let joinRelationships: [JoinRelationship]
     let orderedChildren: [OrderedChildren]
+    let ownedDestinations: [OwnedDestinations]
     /// The slots of attributes with `allowsExternalBinaryDataStorage`, in column order; empty for
     /// most entities, whose saves then never look at external data.
     let externalSlots: [Int]
@@ -149,10 +189,13 @@ final class SQLiteWritePlan: @unchecked Sendable {
 
         var joins: [JoinRelationship] = []
         var ordered: [OrderedChildren] = []
+        var owned: [OwnedDestinations] = []
         for slot in layout.toManyIndices {
             guard let relationship = layout.properties[slot] as? NSRelationshipDescription, !relationship.isTransient else { continue }
             if let join = schema.joinTable(for: relationship) {
                 joins.append(JoinRelationship(slot: slot, relationship: relationship, table: join, dialect: dialect))
+            } else if let owner = schema.ownerColumn(for: relationship) {
+                owned.append(OwnedDestinations(slot: slot, owner: owner, dialect: dialect))
             } else if relationship.isOrdered, let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity,
                       let childTable = schema.table(for: destination), let order = childTable.orderColumnByProperty[ObjectIdentifier(inverse)] {
                 let column = childTable.columns[order].name
@@ -162,6 +205,13 @@ final class SQLiteWritePlan: @unchecked Sendable {
         }
         self.joinRelationships = joins
         self.orderedChildren = ordered
+        self.ownedDestinations = owned
+    }
+
+    /// Whether saving a row of the entity writes anything besides the row (join-table pairs,
+    /// `Z_FOK_` positions, owner columns).
+    var writesRelationships: Bool {
+        !joinRelationships.isEmpty || !orderedChildren.isEmpty || !ownedDestinations.isEmpty
     }
 
     /// `UPDATE T SET Z_OPT = ?, <columns> = ? WHERE Z_PK = ? AND Z_OPT = ?`, cached per column set.

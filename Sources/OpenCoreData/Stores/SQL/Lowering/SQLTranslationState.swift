@@ -205,9 +205,10 @@ package struct SQLTranslationState {
             if relationship.isOrdered, let column = access.orderColumn {
                 order = [dialect.column(column, of: joinAlias)]
             }
-        } else if let inverse = relationship.inverseRelationship, !inverse.isToMany, let fk = table.valueColumn(for: inverse) {
+        } else if let fk = schema.keyColumn(of: relationship)?.column {
+            // The inverse to-one's foreign key, or the owner column of a to-many without an inverse.
             conditions.append(dialect.column(fk.name, of: alias) + " = " + owner.key)
-            if relationship.isOrdered, let position = table.orderColumnByProperty[ObjectIdentifier(inverse)] {
+            if relationship.isOrdered, let inverse = relationship.inverseRelationship, let position = table.orderColumnByProperty[ObjectIdentifier(inverse)] {
                 order = [dialect.column(table.columns[position].name, of: alias), dialect.column("Z_PK", of: alias)]
             }
         } else {

@@ -85,6 +85,7 @@ package struct SQLQueryBuilder {
     ///
     /// - to-one: the destination row, found through the source row's foreign key;
     /// - to-many with a to-one inverse: the rows whose foreign key is the source (ordered by `Z_FOK_`);
+    /// - to-many without an inverse: the rows whose owner column (`Z<n><REL>`) is the source;
     /// - many-to-many: the rows joined through the join table (ordered by its `Z_FOK_` column).
     package func destinations(of relationship: NSRelationshipDescription, sourceKey: Int64, columns: [SQLFragment]) throws -> SQLFragment {
         guard let destination = relationship.destinationEntity, let destinationTable = schema.table(for: destination),
@@ -110,9 +111,9 @@ package struct SQLQueryBuilder {
             if let order = access.orderColumn {
                 select.orderBy = [dialect.column(order, of: j)]
             }
-        } else if let inverse = relationship.inverseRelationship, let fk = destinationTable.valueColumn(for: inverse) {
+        } else if let fk = schema.keyColumn(of: relationship)?.column {
             select.conditions.append(dialect.column(fk.name, of: alias) + " = " + key)
-            if let order = destinationTable.orderColumnByProperty[ObjectIdentifier(inverse)] {
+            if let inverse = relationship.inverseRelationship, let order = destinationTable.orderColumnByProperty[ObjectIdentifier(inverse)] {
                 select.orderBy = [dialect.column(destinationTable.columns[order].name, of: alias), dialect.column("Z_PK", of: alias)]
             }
         } else {

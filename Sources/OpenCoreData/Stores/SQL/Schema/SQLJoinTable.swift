@@ -1,6 +1,7 @@
 import Foundation
 
-/// The join table of a many-to-many relationship (or of a to-many without an inverse).
+/// The join table of a many-to-many relationship, or of a to-many without an inverse that is
+/// ordered or in a store an earlier OpenCoreData wrote (others use `SQLOwnerColumn`).
 ///
 /// Naming (formats.md §3.4, verified on `Z_1PREVIOUSOWNERS`): the table is
 /// `Z_<Z_ENT of owner's entity><OWNER RELATIONSHIP>`; the first column holds the owner side's

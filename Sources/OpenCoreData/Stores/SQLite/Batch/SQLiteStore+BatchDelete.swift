@@ -14,7 +14,8 @@ extension SQLiteStore {
     ///    key, its `Z<n>_` entity column and its `Z_FOK_` position; `Z_OPT` + 1); a mandatory
     ///    inverse fails the request with `NSValidationMissingMandatoryPropertyError` (1570).
     ///    To-many inverses need nothing: join-table rows of deleted rows are deleted, whatever
-    ///    the rule, and a foreign key on a deleted row goes with it.
+    ///    the rule, and a foreign key on a deleted row goes with it. A to-many without an inverse
+    ///    has its owner column cleared on surviving destinations, whatever the rule.
     /// 5. The writes: nullifying updates, join-table rows, then the rows, by chunks of keys; on a
     ///    store that keeps history, each row's preserved values (its tombstone) come back with it.
     /// Every check runs before the first write; any failure rolls the transaction back.
@@ -85,6 +86,7 @@ extension SQLiteStore {
         }
         for (entity, keys) in deletion.byEntity {
             try deleteJoinRows(of: entity, keys: keys, db: db)
+            try clearOwnerColumns(of: entity, keys: keys, db: db)
         }
         for (entity, keys) in deletion.byEntity {
             try deleteRows(of: entity, keys: keys, into: &changes, db: db)
@@ -141,7 +143,8 @@ extension SQLiteStore {
             select.conditions = [dialect.column("Z_PK", of: alias) + " IN (SELECT " + dialect.column(access.otherColumn, of: inner) + " FROM "
                                  + dialect.identifier(join.name) + " " + dialect.identifier(inner)
                                  + " WHERE " + dialect.column(access.selfColumn, of: inner) + " IN " + keys + ")"]
-        } else if let inverse = relationship.inverseRelationship, let foreignKey = destinationTable.valueColumn(for: inverse) {
+        } else if let foreignKey = schema.keyColumn(of: relationship)?.column {
+            // The inverse to-one's foreign key, or the owner column of a to-many without an inverse.
             select.conditions = [dialect.column(foreignKey.name, of: alias) + " IN " + keys]
         } else {
             return []
@@ -225,6 +228,23 @@ extension SQLiteStore {
                         try statement.execute(arguments: arguments)
                     }
                 }
+            }
+        }
+    }
+
+    /// Clears the owner columns (to-many relationships without an inverse) that name deleted
+    /// rows, as join-table rows of deleted rows are deleted: a surviving destination no longer
+    /// names a deleted owner. No property of the destination changes, so its `Z_OPT` stays.
+    private func clearOwnerColumns(of entity: NSEntityDescription, keys: [Int64], db: Database) throws {
+        let dialect = Self.dialect
+        let alias = "o"
+        for owner in schema.ownerColumns {
+            guard let source = owner.relationship.entity, entity.isKindOf(entity: source) else { continue }
+            for chunk in keys.chunked(Self.keyChunkSize) {
+                let condition = dialect.column(owner.name, of: alias) + " IN " + dialect.parameterList(chunk.map(SQLValue.integer))
+                let statement = SQLBatchWrite(.update([(owner.name, SQLFragment("NULL"))]), table: owner.table.name, alias: alias,
+                                              where: condition, returning: [])
+                try run(db, statement.render(in: dialect)) { statement, arguments in try statement.execute(arguments: arguments) }
             }
         }
     }

@@ -11,6 +11,8 @@ package struct SQLiteStoreInspection {
     package var uuid: String?
     /// `Z_NAME → Z_ENT` from `Z_PRIMARYKEY`.
     package var entityNumbers: [String: Int] = [:]
+    /// The names of the file's tables (which layout its relationships use: `SQLStoreSchema`).
+    package var tableNames: Set<String> = []
     /// The file's first 100 bytes (SQLite's database header), empty for an empty file.
     package var header = Data()
     /// The columns of every table, when the inspection was asked for them (`SQLiteSchemaCheck`).
@@ -97,6 +99,7 @@ package enum SQLiteStoreFile {
                                      userInfo: [NSFilePathErrorKey: url.path])
         }
         var inspection = SQLiteStoreInspection(isEmpty: false)
+        inspection.tableNames = tables
         // Raw values, checked here: GRDB's typed row subscripts stop the process on a value of
         // another type, and every value in the file may be anything.
         guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") else {

@@ -22,12 +22,15 @@ struct SQLiteLightweightMigration {
     /// Prefix of the source tables while they are copied.
     static let asidePrefix = "_OCD_MIGRATING_"
 
-    /// - Parameter storedNumbers: the store's `Z_PRIMARYKEY` names and numbers.
+    /// - Parameters:
+    ///   - storedNumbers: the store's `Z_PRIMARYKEY` names and numbers.
+    ///   - storedTables: the store's table names (a to-many without an inverse may be in an
+    ///     earlier OpenCoreData's join table; the destination always uses Apple's owner column).
     /// - Throws: `NSMigrationError` for changes this migration does not perform yet.
-    init(match: ModelMatch, storedNumbers: [String: Int], dialect: any SQLDialect) throws {
+    init(match: ModelMatch, storedNumbers: [String: Int], storedTables: Set<String> = [], dialect: any SQLDialect) throws {
         self.match = match
         self.dialect = dialect
-        source = SQLStoreSchema(model: match.sourceModel, storedNumbers: storedNumbers)
+        source = SQLStoreSchema(model: match.sourceModel, storedNumbers: storedNumbers, storedTables: storedTables)
         destination = SQLStoreSchema(model: match.destinationModel)
         try checkSupported()
     }
@@ -43,10 +46,10 @@ struct SQLiteLightweightMigration {
             for relationship in entity.relationships {
                 guard let previous = relationship.source else { continue }
                 let new = relationship.destination
-                let needsPairs = !new.isToMany || destination.joinTable(for: new)?.owner === new
+                let needsPairs = !new.isToMany || destination.joinTable(for: new)?.owner === new || destination.ownerColumn(for: new) != nil
                 if needsPairs && pairSource(of: previous) == nil {
                     throw CoreDataError.make(NSMigrationError,
-                                             "Migrating the relationship '\(new.name)' of entity '\(entity.destination.name ?? "?")' from \(Self.shape(previous)) to \(Self.shape(new)) is not supported: its members are stored nowhere the migration can read (a to-many without an inverse). The store was not changed.",
+                                             "Migrating the relationship '\(new.name)' of entity '\(entity.destination.name ?? "?")' from \(Self.shape(previous)) to \(Self.shape(new)) is not supported: its members are stored nowhere the migration can read. The store was not changed.",
                                              userInfo: ["entity": entity.destination.name ?? "", "property": new.name])
                 }
             }
@@ -59,7 +62,8 @@ struct SQLiteLightweightMigration {
         case join(SQLJoinTable, SQLJoinTable.Access)
         /// The owner's foreign-key column (a to-one).
         case ownerKey(SQLTable, SQLColumn)
-        /// The target's foreign-key column of the inverse to-one (a one-to-many's to-many side).
+        /// The target's column holding the owner's key: the inverse to-one's foreign key (a
+        /// one-to-many's to-many side), or the owner column of a to-many without an inverse.
         case inverseKey(SQLTable, SQLColumn)
     }
 
@@ -69,9 +73,8 @@ struct SQLiteLightweightMigration {
            let column = table.valueColumn(for: previous) {
             return .ownerKey(table, column)
         }
-        if let inverse = previous.inverseRelationship, !inverse.isToMany, let target = inverse.entity,
-           let table = source.table(for: target), let column = table.valueColumn(for: inverse) {
-            return .inverseKey(table, column)
+        if let key = source.keyColumn(of: previous) {
+            return .inverseKey(key.table, key.column)
         }
         return nil
     }
@@ -111,6 +114,10 @@ struct SQLiteLightweightMigration {
         for join in destination.joinTables {
             try copyJoinRows(join, present: present, db)
         }
+        for owner in destination.ownerColumns {
+            try fillOwnerColumn(owner, present: present, db)
+        }
+        try fillNewInverses(present: present, db)
         try fillEntityTypes(db)
         var obsoleteFiles = Set<URL>()
         if let externalData {
@@ -417,5 +424,96 @@ struct SQLiteLightweightMigration {
             numbers[entity.name ?? ""] = number
         }
         return numbers
+    }
+}
+
+// MARK: - Owner columns
+
+extension SQLiteLightweightMigration {
+    /// Fills the owner column of a to-many without an inverse (Apple's `Z<n><REL>`) from the
+    /// relationship's old pairs: its old owner column, an inverse's foreign key, a join table
+    /// (an earlier OpenCoreData's layout, or a many-to-many losing its inverse), or a to-one.
+    ///
+    /// A destination with two owners in the old pairs cannot be kept (the column holds one):
+    /// the migration fails with `NSMigrationError` naming the relationship rather than dropping
+    /// a member; the store is then unchanged.
+    fileprivate func fillOwnerColumn(_ owner: SQLOwnerColumn, present: Set<String>, _ db: Database) throws {
+        let new = owner.relationship
+        guard let ownerEntity = new.entity, let previous = previousRelationship(named: new.name, of: ownerEntity) else { return }
+        try fillKeys(owner.table, column: owner.name, from: previous, for: new, present: present, db)
+    }
+
+    /// Fills the foreign key of a to-one that is new in the destination model and the inverse of
+    /// a to-many the source model had without an inverse (an inverse added to it), from that
+    /// to-many's old pairs, and its entity-type column; otherwise its members would be dropped.
+    fileprivate func fillNewInverses(present: Set<String>, _ db: Database) throws {
+        for entity in match.entities {
+            for relationship in entity.relationships where relationship.source == nil && !relationship.destination.isToMany {
+                let new = relationship.destination
+                guard let toMany = new.inverseRelationship, toMany.isToMany, let ownerEntity = toMany.entity,
+                      let previous = previousRelationship(named: toMany.name, of: ownerEntity), previous.inverseRelationship == nil,
+                      let table = destination.table(for: entity.destination), let key = table.valueColumn(for: new),
+                      new.entity === entity.destination else { continue }
+                try fillKeys(table, column: key.name, from: previous, for: toMany, present: present, db)
+                if let typeIndex = table.entityTypeColumnByProperty[ObjectIdentifier(new)], let target = new.destinationEntity,
+                   let targetTable = destination.table(for: target) {
+                    let sql = "UPDATE " + dialect.identifier(table.name) + " SET " + dialect.identifier(table.columns[typeIndex].name)
+                        + " = (SELECT x." + dialect.identifier("Z_ENT") + " FROM " + dialect.identifier(targetTable.name) + " x WHERE x."
+                        + dialect.identifier("Z_PK") + " = " + dialect.identifier(table.name) + "." + dialect.identifier(key.name) + ") WHERE "
+                        + dialect.identifier(key.name) + " IS NOT NULL"
+                    try SQLiteStore.execute(db, sql.sql(in: dialect), sql.statementArguments)
+                }
+            }
+        }
+    }
+
+    /// The source relationship of a destination entity's relationship, by the destination's name.
+    private func previousRelationship(named name: String, of entity: NSEntityDescription) -> NSRelationshipDescription? {
+        match.entities.first { $0.destination === entity }?.relationships.first { $0.destination.name == name }?.source
+    }
+
+    /// Sets `column` of the target rows in `table` to their owner's key, read from the old pairs
+    /// of `previous` (the source of the to-many `new`); refuses an element with two owners.
+    private func fillKeys(_ table: SQLTable, column: String, from previous: NSRelationshipDescription, for new: NSRelationshipDescription,
+                          present: Set<String>, _ db: Database) throws {
+        guard let pairs = pairsSelect(of: previous, present: present) else { return }
+        let ownerKey = dialect.identifier("o"), targetKey = dialect.identifier("t")
+        let check = "SELECT " + targetKey + " FROM (" + pairs + ") " + dialect.identifier("p") + " GROUP BY " + targetKey
+            + " HAVING COUNT(DISTINCT " + ownerKey + ") > 1 LIMIT 1"
+        if let target = try Int64.fetchOne(db, sql: check.sql(in: dialect), arguments: check.statementArguments) {
+            let ownerName = new.entity?.name ?? "?"
+            throw CoreDataError.make(NSMigrationError,
+                                     "Migrating the to-many relationship '\(new.name)' of entity '\(ownerName)' to one owner per destination (\(table.name).\(column)) would drop members: \(new.destinationEntity?.name ?? "?") \(target) is in the relationship of more than one object. The store was not changed.",
+                                     userInfo: ["entity": ownerName, "property": new.name])
+        }
+        let name = dialect.identifier(table.name), key = dialect.identifier("Z_PK")
+        let sql = "UPDATE " + name + " SET " + dialect.identifier(column) + " = (SELECT " + ownerKey + " FROM (" + pairs + ") "
+            + dialect.identifier("p") + " WHERE " + targetKey + " = " + name + "." + key + ") WHERE " + key + " IN (SELECT " + targetKey
+            + " FROM (" + pairs + ") " + dialect.identifier("q") + ")"
+        try SQLiteStore.execute(db, sql.sql(in: dialect), sql.statementArguments)
+    }
+
+    /// `SELECT <owner key> AS o, <target key> AS t FROM <old table>` over a relationship's old
+    /// pairs (read from the tables set aside), or nil when they are stored nowhere or gone.
+    private func pairsSelect(of previous: NSRelationshipDescription, present: Set<String>) -> SQLFragment? {
+        let alias = "x"
+        let owner: SQLFragment, target: SQLFragment, tableName: String, notNull: SQLFragment?
+        switch pairSource(of: previous) {
+        case .join(let join, let access):
+            (owner, target, tableName, notNull) = (dialect.column(access.selfColumn, of: alias), dialect.column(access.otherColumn, of: alias), join.name, nil)
+        case .inverseKey(let table, let column):
+            let key = dialect.column(column.name, of: alias)
+            (owner, target, tableName, notNull) = (key, dialect.column("Z_PK", of: alias), table.name, key)
+        case .ownerKey(let table, let column):
+            let key = dialect.column(column.name, of: alias)
+            (owner, target, tableName, notNull) = (dialect.column("Z_PK", of: alias), key, table.name, key)
+        case nil:
+            return nil
+        }
+        guard present.contains(tableName) else { return nil }
+        var select = SQLSelect(from: dialect.identifier(Self.asidePrefix + tableName) + " " + dialect.identifier(alias))
+        select.columns = [owner + " AS " + dialect.identifier("o"), target + " AS " + dialect.identifier("t")]
+        if let notNull { select.conditions = [notNull + " IS NOT NULL"] }
+        return select.render(in: dialect)
     }
 }

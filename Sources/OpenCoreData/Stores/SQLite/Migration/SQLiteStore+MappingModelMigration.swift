@@ -46,7 +46,10 @@ extension SQLiteStore {
     static func copyUnmodelledTables(from old: URL, sourceModel: NSManagedObjectModel, into new: URL, timeout: TimeInterval) throws {
         sourceModel.freeze()
         let schema = SQLStoreSchema(model: sourceModel)
-        let modelled = Set((schema.tables.map(\.name) + schema.joinTables.map(\.name) + ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]).map { $0.uppercased() })
+        // A to-many without an inverse is modelled in its owner column or, in a store an earlier
+        // OpenCoreData wrote, in a join table: neither is carried over as it is.
+        let legacyJoins = schema.ownerColumns.map(\.legacyJoinTableName)
+        let modelled = Set((schema.tables.map(\.name) + schema.joinTables.map(\.name) + legacyJoins + ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]).map { $0.uppercased() })
         var configuration = Configuration()
         configuration.busyMode = .timeout(timeout)
         do {
@@ -152,7 +155,8 @@ extension SQLiteStore {
     static func runLightweight<Writer: DatabaseWriter>(_ match: ModelMatch, _ inspection: SQLiteStoreInspection, url: URL,
                                                        options: SQLiteStoreOptions, on open: () throws -> Writer) throws
         -> (entityNumbers: [String: Int], metadata: [String: Any], obsoleteFiles: Set<URL>) {
-        let migration = try SQLiteLightweightMigration(match: match, storedNumbers: inspection.entityNumbers, dialect: dialect)
+        let migration = try SQLiteLightweightMigration(match: match, storedNumbers: inspection.entityNumbers, storedTables: inspection.tableNames,
+                                                       dialect: dialect)
         do {
             let writer = try open()
             defer { if let queue = writer as? DatabaseQueue { try? queue.close() } }

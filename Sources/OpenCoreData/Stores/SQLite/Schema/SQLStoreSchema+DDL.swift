@@ -34,12 +34,16 @@ extension SQLStoreSchema {
         }
     }
 
-    /// The CREATE TABLE statements of the entity tables and join tables (no indexes).
+    /// The CREATE TABLE statements of the entity tables (owner columns included) and join tables (no indexes).
     package func tableStatements(in dialect: any SQLDialect) -> [String] {
         var statements: [String] = []
         for table in tables {
-            let columns = [SQLCreateTable.Column("Z_PK", .integer, isPrimaryKey: true), .init("Z_ENT", .integer), .init("Z_OPT", .integer)]
+            var columns = [SQLCreateTable.Column("Z_PK", .integer, isPrimaryKey: true), .init("Z_ENT", .integer), .init("Z_OPT", .integer)]
                 + table.columns.map { SQLCreateTable.Column($0.name, $0.type) }
+            // Owner columns of to-many relationships without an inverse go last among the
+            // INTEGER columns, with the foreign keys (their position in Apple's tables is unverified).
+            let integers = columns.lastIndex { $0.type == .integer }.map { $0 + 1 } ?? columns.endIndex
+            columns.insert(contentsOf: ownerColumns(on: table).map { SQLCreateTable.Column($0.name, .integer) }, at: integers)
             statements.append(SQLCreateTable(table.name, columns: columns).sql(in: dialect))
         }
         for join in joinTables {
@@ -62,6 +66,9 @@ extension SQLStoreSchema {
         for table in tables {
             for column in table.columns where column.role == .foreignKey {
                 indexes.append(SQLCreateIndex(table.name + "_" + column.name + "_INDEX", on: table.name, [.init(column.name)]))
+            }
+            for owner in ownerColumns(on: table) {
+                indexes.append(owner.index)
             }
             for column in table.columns where column.property.isIndexed {
                 if case .attribute = column.role {

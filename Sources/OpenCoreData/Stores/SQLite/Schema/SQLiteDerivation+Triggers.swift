@@ -140,16 +140,15 @@ private struct SQLText {
         ]
     }
 
-    /// The children's table and the column holding their parent's key (the inverse to-one).
+    /// The children's table and the column holding their parent's key (the inverse to-one, or
+    /// the owner column of a to-many without an inverse).
     private func childForeignKey(_ relationship: NSRelationshipDescription) -> (SQLTable, String)? {
-        guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity,
-              let child = schema.table(for: destination), let foreignKey = child.valueColumn(for: inverse) else { return nil }
-        return (child, foreignKey.name)
+        schema.keyColumn(of: relationship).map { ($0.table, $0.column.name) }
     }
 
     // MARK: @count and @sum through a join table
 
-    /// A many-to-many (or a to-many without inverse): pairs added or removed recompute the
+    /// A many-to-many (or a to-many without inverse in an earlier OpenCoreData's join table): pairs added or removed recompute the
     /// value; for `@sum`, so does a change of the summed attribute.
     func joinAggregateTriggers(_ relationship: NSRelationshipDescription, _ join: SQLJoinTable,
                                summed: NSAttributeDescription?) -> [SQLiteDerivation.Trigger] {
