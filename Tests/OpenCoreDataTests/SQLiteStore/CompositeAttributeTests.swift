@@ -108,6 +108,8 @@ struct CompositeAttributeTests {
             ("origin.geo.lat > 45", [], ["Algonquin"]),
             ("notes.rating >= 3", [], ["Algonquin", "Bijou"]),
             ("author.nosuchelement == nil", [], ["Alaska", "Algonquin", "Bijou"]),
+            ("author == nil", [], ["Alaska"]),
+            ("origin != nil AND glasswareType != nil", [], ["Alaska", "Algonquin"]),
         ]
         for (format, arguments, expected) in cases {
             let predicate = NSPredicate(format: format, argumentArray: arguments)
@@ -201,6 +203,24 @@ struct CompositeAttributeTests {
         #expect(nulls == 1)
     }
 
+    @Test("Undo restores a composite value")
+    func undo() throws {
+        let (context, _) = try Self.openHandMade()
+        let objects = try Self.fetch(context)
+        context.performAndWait {
+            context.undoManager = UndoManager()
+            let algonquin = objects[1]
+            _ = algonquin.value(forKey: "author")
+            context.processPendingChanges()
+            algonquin.setValue(["person": "Dee"], forKey: "author")
+            context.processPendingChanges()
+            #expect(algonquin.value(forKeyPath: "author.person") as? String == "Dee")
+            context.undo()
+            #expect(algonquin.value(forKeyPath: "author.person") as? String == "Ann")
+            #expect(algonquin.value(forKeyPath: "author.place") as? String == "Paris")
+        }
+    }
+
     @Test("Lightweight migration adds and removes elements, keeping the others' values")
     func migrationOfElements() throws {
         let (context, url) = try Self.openHandMade()
@@ -219,6 +239,25 @@ struct CompositeAttributeTests {
         }
         let columns = try Self.layout(url).columns
         #expect(columns.contains("ZNICKNAME VARCHAR") && !columns.contains("ZPLACE VARCHAR"))
+    }
+
+    @Test("Batch insert takes composite values as dictionaries")
+    func batchInsert() throws {
+        let (context, _) = try Self.openHandMade()
+        try context.performAndWait {
+            let entity = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Cocktail"])
+            let request = NSBatchInsertRequest(entity: entity, objects: [
+                ["id": UUID(), "name": "Zaza", "author": ["person": "Zoe", "year": 1999], "glasswareType": ["glasswareType": "flute"],
+                 "origin": ["geo": ["lat": 1.5, "lon": 2.5]]],
+            ])
+            try context.execute(request)
+        }
+        let found = try Self.fetch(context, NSPredicate(format: "author.person == 'Zoe' AND origin.geo.lon == 2.5"))
+        context.performAndWait {
+            #expect(Self.names(found) == ["Zaza"])
+            #expect((found.first?.value(forKeyPath: "author.year") as? NSNumber)?.intValue == 1999)
+            #expect(found.first?.value(forKeyPath: "glasswareType.glasswareType") as? String == "flute")
+        }
     }
 
     // MARK: - Model

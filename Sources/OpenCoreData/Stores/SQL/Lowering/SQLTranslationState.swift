@@ -220,7 +220,31 @@ package struct SQLTranslationState {
             }
             level = nested
         }
-        throw .unsupported("key path", "'\(path)' reads the composite '\(composite.name)' as a whole; name one of its elements (\(composite.leaves.map { $0.path.joined(separator: ".") }.joined(separator: ", ")))")
+        return (try wholeComposite(composite, of: object, path: path), next)
+    }
+
+    /// A composite read as a whole, for comparing it with nil: NULL exactly when memory's value
+    /// is nil (an optional composite whose element columns are all NULL), 1 otherwise. Compared
+    /// with anything but nil it means nothing; memory compares the dictionary.
+    private mutating func wholeComposite(_ composite: NSCompositeAttributeDescription, of object: SQLObjectReference,
+                                         path: String) throws(SQLTranslationError) -> SQLOperand {
+        guard !composite.isTransient else {
+            throw .unsupported("key path", "'\(composite.name)' in '\(path)' is transient; only memory has its value")
+        }
+        let alias = try rowAlias(of: object)
+        guard let table = schema.table(for: object.entity) else {
+            throw .unsupported("entity", "'\(object.entity.name ?? "?")' is not in this store")
+        }
+        let columns = (table.compositeColumnsByProperty[ObjectIdentifier(composite)] ?? []).filter { $0 >= 0 }
+        guard composite.isOptional, !columns.isEmpty else {
+            return .scalar(SQLScalar(SQLFragment("1"), kind: .number(isInteger: true), isNullable: false))
+        }
+        var allNull = SQLFragment("")
+        for (offset, index) in columns.enumerated() {
+            if offset > 0 { allNull = allNull + " AND " }
+            allNull = allNull + dialect.column(table.columns[index].name, of: alias) + " IS NULL"
+        }
+        return .scalar(SQLScalar("CASE WHEN " + allNull + " THEN NULL ELSE 1 END", kind: .number(isInteger: true)))
     }
 
     // MARK: - Collections
