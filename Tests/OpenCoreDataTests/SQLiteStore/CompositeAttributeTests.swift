@@ -118,6 +118,16 @@ struct CompositeAttributeTests {
             #expect(evaluated == expected, "evaluate(with:): \(format)")
             #expect(try Self.names(Self.fetch(memory, predicate)) == expected, "in-memory store: \(format)")
         }
+        // Dictionary results read elements by key path, decoded by the element's type.
+        let rows = try context.performAndWait {
+            let request = NSFetchRequest<NSDictionary>(entityName: "Cocktail")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["name", "author.person", "author.id"]
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            return try context.fetch(request)
+        }
+        #expect(rows.map { $0["author.person"] as? String } == [nil, "Ann", "Bea"])
+        #expect(rows[1]["author.id"] as? UUID == CompositeStoreBuilder.authorID)
         let sorts = [NSSortDescriptor(key: "author.year", ascending: false), NSSortDescriptor(key: "name", ascending: true)]
         #expect(try Self.names(Self.fetch(context, sort: sorts)) == ["Algonquin", "Bijou", "Alaska"])
         #expect(try Self.names(Self.fetch(memory, sort: sorts)) == ["Algonquin", "Bijou", "Alaska"])
@@ -306,6 +316,51 @@ struct CompositeAttributeTests {
         let model = NSManagedObjectModel()
         model.entities = [base, ingredient]
         #expect(model.entityVersionHashesByName["Ingredient"]?.base64EncodedString() == "SjufMt9CruGesYa2rQOtV8ls0/tFMmcaQGPaIALPxho=")
+    }
+
+    @Test("An Xcode model with (nested) composites maps to the same columns, hashes like the code model, and graphs its elements")
+    func xmlModel() throws {
+        let xml = ModelXML.model("""
+            <entity name="Cocktail" representedClassName="Cocktail">
+                <attribute name="author" optional="YES" attributeType="Composite" composite="Author"/>
+                <attribute name="id" attributeType="UUID" usesScalarValueType="NO"/>
+                <attribute name="origin" optional="YES" attributeType="Composite" composite="Origin"/>
+            </entity>
+            <composite name="Author">
+                <attribute name="id" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>
+                <attribute name="person" optional="YES" attributeType="String"/>
+            </composite>
+            <composite name="Origin">
+                <attribute name="geo" optional="YES" attributeType="Composite" composite="Geo"/>
+                <attribute name="city" optional="YES" attributeType="String"/>
+            </composite>
+            <composite name="Geo">
+                <attribute name="lat" attributeType="Double" usesScalarValueType="YES"/>
+                <attribute name="lon" attributeType="Double" usesScalarValueType="YES"/>
+            </composite>
+            """)
+        let model = NSManagedObjectModel()
+        try ModelFileLoader.load(Data(xml.utf8), url: nil, into: model)
+        let table = try #require(SQLStoreSchema(model: model).tables.first)
+        #expect(table.columns.map(\.name).sorted() == ["ZCITY", "ZID", "ZID1", "ZLAT", "ZLON", "ZPERSON"])
+        let entity = try #require(model.entitiesByName["Cocktail"])
+        #expect(table.valueColumn(for: entity.propertiesByName["id"]!)?.name == "ZID1")
+        let code = NSEntityDescription()
+        code.name = "Cocktail"
+        code.properties = [
+            CompositeStoreBuilder.composite("author", [CompositeStoreBuilder.element("id", .UUIDAttributeType),
+                                                       CompositeStoreBuilder.element("person", .stringAttributeType)]),
+            CompositeStoreBuilder.element("id", .UUIDAttributeType, optional: false),
+            CompositeStoreBuilder.composite("origin", [
+                CompositeStoreBuilder.composite("geo", [CompositeStoreBuilder.element("lat", .doubleAttributeType, optional: false),
+                                                        CompositeStoreBuilder.element("lon", .doubleAttributeType, optional: false)]),
+                CompositeStoreBuilder.element("city", .stringAttributeType)]),
+        ]
+        let codeModel = NSManagedObjectModel()
+        codeModel.entities = [code]
+        #expect(model.entityVersionHashesByName == codeModel.entityVersionHashesByName)
+        let dot = model.graphvizDOT()
+        #expect(dot.contains("author.person: String?") && dot.contains("origin.geo.lat: Double"))
     }
 
     @Test("Column names are given in property-name order: an element takes a name before a later property")
