@@ -231,6 +231,25 @@ struct CompositeAttributeTests {
         }
     }
 
+    @Test("Persistent history records a composite change as one updated property")
+    func history() throws {
+        let url = TestStoreFiles.newStoreURL()
+        let context = try HistoryTests.context(CompositeStoreBuilder.model(), url: url)
+        try context.performAndWait {
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Cocktail", into: context)
+            object.setValue(UUID(), forKey: "id")
+            object.setValue(["glasswareType": "coupe"], forKey: "glasswareType")
+            object.setValue(["person": "Ann"], forKey: "author")
+            try context.save()
+            object.setValue(["person": "Bea"], forKey: "author")
+            try context.save()
+        }
+        let transactions = try HistoryTests.transactions(.fetchHistory(after: nil as NSPersistentHistoryToken?), in: context)
+        let update = try #require(transactions.last?.changes?.first)
+        #expect(update.changeType == .update)
+        #expect(update.updatedProperties?.map(\.name) == ["author"])
+    }
+
     @Test("Lightweight migration adds and removes elements, keeping the others' values")
     func migrationOfElements() throws {
         let (context, url) = try Self.openHandMade()
