@@ -13,12 +13,13 @@ import OpenCoreData
 /// | String, URI | string |
 /// | UUID | string (`"E621E1F8-C36C-495A-93FC-0C247A3E6E5F"`) |
 /// | Binary, Transformable | string, base64 of the stored bytes |
+/// | Composite | object: one member per element, in element order, each in its type's form (`null` when nil) |
 enum ValueCoding {
-    /// Whether the tool reads and writes an attribute's values (not transient, not composite or object-ID).
+    /// Whether the tool reads and writes an attribute's values (not transient, not object-ID or undefined).
     static func isCarried(_ attribute: NSAttributeDescription) -> Bool {
         guard !attribute.isTransient else { return false }
         switch attribute.attributeType {
-        case .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType: return false
+        case .objectIDAttributeType, .undefinedAttributeType: return false
         default: return true
         }
     }
@@ -60,6 +61,11 @@ enum ValueCoding {
         case .transformableAttributeType:
             if let data = transformableBytes(value, attribute: attribute) { return .string(data.base64EncodedString()) }
             return .null
+        case .compositeAttributeType:
+            guard let composite = attribute as? NSCompositeAttributeDescription, let dictionary = CompositeCoding.dictionary(value) else { break }
+            var object = JSONObject()
+            for element in composite.elements { object[element.name] = json(dictionary[element.name], attribute: element) }
+            return .object(object)
         default:
             break
         }
@@ -158,6 +164,22 @@ enum ValueCoding {
                 throw ValueCodingError("expected base64 data, got \(json.kindDescription)")
             }
             return data
+        case .compositeAttributeType:
+            guard let composite = attribute as? NSCompositeAttributeDescription, case .object(let object) = json else {
+                throw ValueCodingError("expected an object of the composite's elements, got \(json.kindDescription)")
+            }
+            var dictionary: [String: Any] = [:]
+            for key in object.keys {
+                guard let element = composite.elements.first(where: { $0.name == key }) else {
+                    throw ValueCodingError("'\(key)' is not an element of the composite '\(composite.name)'")
+                }
+                do throws(ValueCodingError) {
+                    if let value = try self.value(from: object[key] ?? .null, attribute: element) { dictionary[key] = value }
+                } catch {
+                    throw ValueCodingError("\(composite.name).\(key): \(error.description)")
+                }
+            }
+            return dictionary
         default:
             throw ValueCodingError("\(typeName(type)) attributes cannot be imported")
         }

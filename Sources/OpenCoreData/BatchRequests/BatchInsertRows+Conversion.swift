@@ -11,13 +11,17 @@ extension BatchInsertRows {
         case standard(NSAttributeType)
         /// A transformable attribute: encoded with its transformer (`NSNull` is nil).
         case transformable(NSAttributeDescription)
-        /// Undefined, composite and object-ID attributes, and relationships: nothing converts.
+        /// A composite attribute: a dictionary of its elements' values (`CompositeCoding`).
+        case composite(NSCompositeAttributeDescription)
+        /// Undefined and object-ID attributes, and relationships: nothing converts.
         case unconvertible
 
         init(_ attribute: NSAttributeDescription) {
             let type = attribute.attributeType
             if type == .transformableAttributeType {
                 self = .transformable(attribute)
+            } else if let composite = attribute as? NSCompositeAttributeDescription {
+                self = .composite(composite)
             } else if AttributeConversion.isCustom(type) {
                 self = .unconvertible
             } else {
@@ -36,6 +40,8 @@ extension BatchInsertRows {
                 return value is NSNull ? .null : nil
             case .transformable(let attribute):
                 return value is NSNull ? .null : TransformableCoding.encode(value, attribute: attribute)
+            case .composite(let composite):
+                return CompositeCoding.storeValue(ofPublic: value, composite: composite)
             case .unconvertible:
                 return nil
             }

@@ -91,21 +91,3 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
         (copy as? NSDerivedAttributeDescription)?.derivationExpression = derivationExpression
     }
 }
-
-/// An attribute made of named sub-attributes, stored as columns of the owning entity (iOS 17).
-///
-/// Mirrors <https://developer.apple.com/documentation/coredata/nscompositeattributedescription>.
-open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked Sendable {
-    /// The sub-attributes (attributes or nested composites).
-    open var elements: [NSAttributeDescription] = [] { willSet { checkMutable("elements") } }
-
-    public required init() {
-        super.init()
-        attributeType = .compositeAttributeType
-    }
-
-    open override func copyFields(into copy: NSPropertyDescription) {
-        super.copyFields(into: copy)
-        (copy as? NSCompositeAttributeDescription)?.elements = elements.map { $0.copy() as! NSAttributeDescription }
-    }
-}

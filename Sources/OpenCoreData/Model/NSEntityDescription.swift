@@ -124,7 +124,10 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
             checkMutable("properties")
             let inherited = Set((superentity?.properties ?? []).map(ObjectIdentifier.init))
             ownProperties = newValue.filter { !inherited.contains(ObjectIdentifier($0)) }
-            for property in ownProperties { property.entity = self }
+            for property in ownProperties {
+                property.entity = self
+                (property as? NSCompositeAttributeDescription)?.adoptElements(entity: self, freeze: false)
+            }
         }
     }
 
@@ -193,7 +196,10 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     package func freeze() {
         guard !isFrozen else { return }
-        for property in ownProperties { property.isFrozen = true }
+        for property in ownProperties {
+            property.isFrozen = true
+            (property as? NSCompositeAttributeDescription)?.adoptElements(entity: self, freeze: true)
+        }
         isFrozen = true
         frozenLayout = EntityLayout(entity: self)
     }

@@ -142,6 +142,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
             entity.managedObjectModel = self
             for property in entity.ownProperties {
                 property.entity = entity
+                (property as? NSCompositeAttributeDescription)?.adoptElements(entity: entity, freeze: false)
                 guard let relationship = property as? NSRelationshipDescription else { continue }
                 if relationship.destinationEntity == nil, let name = relationship.destinationEntityName {
                     relationship.destinationEntity = byName[name]

@@ -237,14 +237,14 @@ private final class Builder {
 
     // MARK: - Properties
 
-    func makeProperty(_ object: ArchivedObject, location: ModelFileLocation) throws -> NSPropertyDescription {
+    func makeProperty(_ object: ArchivedObject, location: ModelFileLocation, compositeDepth: Int = 0) throws -> NSPropertyDescription {
         guard let name = try object.string("NSPropertyName"), !name.isEmpty else {
             throw ModelFileError.corrupt(location, "an archived \(object.className) has no NSPropertyName")
         }
         let location = location.property(name)
         let property: NSPropertyDescription
         if object.isKind(of: "NSAttributeDescription") {
-            property = try attribute(object, location: location)
+            property = try attribute(object, location: location, compositeDepth: compositeDepth)
         } else if object.isKind(of: "NSRelationshipDescription") {
             property = try relationship(object, location: location)
         } else if object.isKind(of: "NSFetchedPropertyDescription") {
@@ -281,7 +281,7 @@ private final class Builder {
         return property
     }
 
-    private func attribute(_ object: ArchivedObject, location: ModelFileLocation) throws -> NSAttributeDescription {
+    private func attribute(_ object: ArchivedObject, location: ModelFileLocation, compositeDepth: Int) throws -> NSAttributeDescription {
         let attribute: NSAttributeDescription
         if object.isKind(of: "NSDerivedAttributeDescription") {
             let derived = NSDerivedAttributeDescription()
@@ -290,7 +290,7 @@ private final class Builder {
             }
             attribute = derived
         } else if object.isKind(of: "NSCompositeAttributeDescription") {
-            attribute = NSCompositeAttributeDescription()
+            attribute = try composite(object, location: location, depth: compositeDepth)
         } else {
             attribute = NSAttributeDescription()
         }
@@ -312,6 +312,28 @@ private final class Builder {
         // OpenCoreData's own key in the caches it writes (no Apple archive shows this flag).
         attribute.allowsExternalBinaryDataStorage = try object.bool("NSAllowsExternalBinaryDataStorage") ?? false
         return attribute
+    }
+
+    /// A composite and its `NSCompositeElements` (ordinary attribute descriptions, or nested
+    /// composites), as wave3-research §5 read them from a SwiftData store's model cache.
+    private func composite(_ object: ArchivedObject, location: ModelFileLocation, depth: Int) throws -> NSCompositeAttributeDescription {
+        // An archive may point a composite at itself; the bound turns that into an error.
+        guard depth < NSCompositeAttributeDescription.maximumDepth else {
+            throw ModelFileError.invalidModel(location, "composites are nested more than \(NSCompositeAttributeDescription.maximumDepth) deep")
+        }
+        let composite = NSCompositeAttributeDescription()
+        var names = Set<String>()
+        for value in try object.elements("NSCompositeElements") {
+            guard case .object(let elementObject) = value else { throw object.typeError("NSCompositeElements", "an array of attributes") }
+            guard let element = try makeProperty(elementObject, location: location, compositeDepth: depth + 1) as? NSAttributeDescription else {
+                throw ModelFileError.invalidModel(location, "a composite element is not an attribute")
+            }
+            guard names.insert(element.name).inserted else {
+                throw ModelFileError.invalidModel(location, "the composite has two elements named '\(element.name)'")
+            }
+            composite.elements.append(element)
+        }
+        return composite
     }
 
     private func relationship(_ object: ArchivedObject, location: ModelFileLocation) throws -> NSRelationshipDescription {

@@ -144,6 +144,16 @@ struct ModelGraph {
                 }
                 if attribute is NSDerivedAttributeDescription { line += " (derived)" } else if attribute.isTransient { line += " (transient)" }
                 lines.append(line)
+                // A composite's elements follow it, one line each, by key path (`author.person`).
+                if let composite = attribute as? NSCompositeAttributeDescription {
+                    for leaf in composite.leaves {
+                        var elementLine = "  " + composite.name + "." + leaf.path.joined(separator: ".")
+                        if options.showsAttributeTypes {
+                            elementLine += ": " + typeName(of: leaf.attribute) + (leaf.attribute.isOptional ? "?" : "")
+                        }
+                        lines.append(elementLine)
+                    }
+                }
             }
             let fetched = properties.compactMap { $0 as? NSFetchedPropertyDescription }.sorted { $0.name < $1.name }
             for property in fetched {

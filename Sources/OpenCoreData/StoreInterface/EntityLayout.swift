@@ -156,6 +156,10 @@ package final class EntityLayout: @unchecked Sendable {
             if !relationship.isOptional { return true }
             return relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0)
         }
+        if let composite = property as? NSCompositeAttributeDescription, !composite.isTransient,
+           composite.leaves.contains(where: { !$0.attribute.isOptional }) || composite.elements.contains(where: { !$0.isOptional }) {
+            return true
+        }
         if let attribute = property as? NSAttributeDescription,
            attribute.attributeType == .integer16AttributeType || attribute.attributeType == .integer32AttributeType {
             return true

@@ -136,6 +136,10 @@ extension NSManagedObject {
         let type = layout.attributeTypes[index]
         if AttributeConversion.isCustom(type) {
             let newValue = value is NSNull ? nil : value
+            if let composite = layout.properties[index] as? NSCompositeAttributeDescription, let newValue,
+               CompositeCoding.leafValues(ofPublic: newValue, composite: composite) == nil {
+                CoreDataError.programmerError("Unacceptable type of value for composite attribute: entity '\(entity.name ?? "?")' property '\(key)' wants a dictionary of its elements' values (\(composite.leaves.map { $0.path.joined(separator: ".") + ": " + $0.attribute.attributeType.xmlName }.joined(separator: ", "))), got \(AttributeConversion.typeName(of: newValue)).")
+            }
             willChangeSlot(index)
             slots[index] = .custom(newValue)
             markChanged()

@@ -33,7 +33,7 @@ extension NSManagedObject {
         for index in layout.validatedIndices {
             let property = layout.properties[index]
             // Fast path: a plain attribute only needs its nil check, read from the slot.
-            if !layout.isRelationship[index], property.validationPredicates.isEmpty,
+            if !layout.isRelationship[index], property.validationPredicates.isEmpty, layout.attributeTypes[index] != .compositeAttributeType,
                !(layout.attributeTypes[index] == .integer16AttributeType || layout.attributeTypes[index] == .integer32AttributeType) {
                 if !property.isOptional && !property.isTransient && slotIsNil(index) {
                     errors.append(validationError(NSValidationMissingMandatoryPropertyError, key: property.name, value: nil,
@@ -91,6 +91,9 @@ extension NSManagedObject {
             }
             return
         }
+        if let composite = property as? NSCompositeAttributeDescription {
+            validateElements(of: composite, value: value, into: &errors)
+        }
         if let attribute = property as? NSAttributeDescription, attribute.attributeType == .integer16AttributeType || attribute.attributeType == .integer32AttributeType,
            let number = value.flatMap(AttributeConversion.integer) {
             let bounds: ClosedRange<Int64> = attribute.attributeType == .integer16AttributeType ? Int64(Int16.min)...Int64(Int16.max) : Int64(Int32.min)...Int64(Int32.max)
@@ -113,6 +116,30 @@ extension NSManagedObject {
             error = NSError(domain: error.domain, code: error.code, userInfo: info)
             errors.append(error)
         }
+    }
+
+    /// A present composite's mandatory elements: each nil one is a missing mandatory property,
+    /// keyed by its key path (`author.person`).
+    private func validateElements(of composite: NSCompositeAttributeDescription, value: Any?, into errors: inout [NSError]) {
+        guard let root = value.flatMap(CompositeCoding.dictionary) else { return }
+        func check(_ level: NSCompositeAttributeDescription, _ values: [String: Any], prefix: String, depth: Int) {
+            guard depth < NSCompositeAttributeDescription.maximumDepth else { return }
+            for element in level.elements {
+                let keyPath = prefix + "." + element.name
+                let elementValue = values[element.name].flatMap { $0 is NSNull ? nil : $0 }
+                guard let elementValue else {
+                    if !element.isOptional {
+                        errors.append(validationError(NSValidationMissingMandatoryPropertyError, key: keyPath, value: nil,
+                                                      "\(entity.name ?? "?").\(keyPath) is a required value."))
+                    }
+                    continue
+                }
+                if let nested = element as? NSCompositeAttributeDescription, let dictionary = CompositeCoding.dictionary(elementValue) {
+                    check(nested, dictionary, prefix: keyPath, depth: depth + 1)
+                }
+            }
+        }
+        check(composite, root, prefix: composite.name, depth: 0)
     }
 
     func validationError(_ code: Int, key: String, value: Any?, _ message: String) -> NSError {

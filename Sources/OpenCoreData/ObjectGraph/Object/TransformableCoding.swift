@@ -7,9 +7,13 @@ import Foundation
 /// it back; an unarchiving transformer (`NSSecureUnarchiveFromDataTransformer` and its
 /// subclasses) runs the other way round, as Core Data runs it. Without one, values that are
 /// already `Data` are stored as they are and other values go through `NSKeyedArchiver`.
+/// Composite attributes, the other custom type kept as the object set, go to `CompositeCoding`.
 package enum TransformableCoding {
     package static func encode(_ value: Any?, attribute: NSAttributeDescription?) -> StoreValue {
         guard let value, !(value is NSNull) else { return .null }
+        if let composite = attribute as? NSCompositeAttributeDescription {
+            return CompositeCoding.storeValue(ofPublic: value, composite: composite) ?? .null
+        }
         if let transformer = transformer(of: attribute) {
             let stored = transformer is NSSecureUnarchiveFromDataTransformer
                 ? transformer.reverseTransformedValue(value)
@@ -25,6 +29,9 @@ package enum TransformableCoding {
     }
 
     package static func decode(_ data: Data, attribute: NSAttributeDescription?) -> Any? {
+        if let composite = attribute as? NSCompositeAttributeDescription {
+            return CompositeCoding.publicValue(.data(data), composite: composite)
+        }
         if let transformer = transformer(of: attribute) {
             return transformer is NSSecureUnarchiveFromDataTransformer
                 ? transformer.transformedValue(data)

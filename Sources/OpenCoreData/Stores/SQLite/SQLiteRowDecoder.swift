@@ -17,6 +17,8 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
         /// An attribute whose values may be stored outside the row (`SQLiteExternalData`).
         case externalAttribute(column: Int32, type: NSAttributeType)
         case toOne(column: Int32, entityTypeColumn: Int32?, destination: NSEntityDescription)
+        /// A composite attribute: its element columns, in `leaves` order (-1: not selected).
+        case composite(columns: [Int32], types: [NSAttributeType], attribute: NSCompositeAttributeDescription)
     }
 
     /// How to read the rows of one entity. A class with its sources in a buffer it owns, so
@@ -77,7 +79,11 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
             for property in layout.properties {
                 let key = ObjectIdentifier(property)
                 guard property.isStored else { slots.append(.null); continue }
-                if let attribute = property as? NSAttributeDescription {
+                if let composite = property as? NSCompositeAttributeDescription {
+                    let indices = table.compositeColumnsByProperty[key] ?? []
+                    slots.append(.composite(columns: indices.map { position[$0] ?? -1 }, types: composite.leaves.map(\.attribute.attributeType),
+                                            attribute: composite))
+                } else if let attribute = property as? NSAttributeDescription {
                     if let index = table.valueColumnByProperty[key], let column = position[index] {
                         if externalData != nil && SQLiteExternalData.isExternal(attribute) {
                             slots.append(.externalAttribute(column: column, type: attribute.attributeType))
@@ -191,6 +197,15 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
                             fileError = error as NSError
                         }
                     }
+                    if value.holdsReference { holdsReferences = true }
+                case .composite(let columns, let types, let composite):
+                    var leaves: [StoreValue] = []
+                    leaves.reserveCapacity(types.count)
+                    for (offset, type) in types.enumerated() {
+                        let column = offset < columns.count ? columns[offset] : -1
+                        leaves.append(column >= 0 ? Self.storeValue(handle, column, type) : .null)
+                    }
+                    value = CompositeCoding.storeValue(leafValues: leaves, composite: composite)
                     if value.holdsReference { holdsReferences = true }
                 case .toOne(let column, let typeColumn, let destination):
                     if let decoded = toOne(handle, column, typeColumn, destination, store: store) {

@@ -19,6 +19,8 @@ final class SQLiteWritePlan: @unchecked Sendable {
         case entityType(slot: Int)
         /// A `Z_FOK_` column, written when the parent's ordered list is.
         case orderKey
+        /// One element of a composite slot: its `leaf`-th element value, of `count`.
+        case compositeElement(slot: Int, leaf: Int, count: Int)
     }
 
     /// A to-many relationship kept in a join table, with the statements that keep its rows.
@@ -157,6 +159,8 @@ final class SQLiteWritePlan: @unchecked Sendable {
             let source: ColumnSource
             switch column.role {
             case .attribute, .foreignKey: source = .value(slot: slot)
+            case .compositeElement(_, let leaf):
+                source = .compositeElement(slot: slot, leaf: leaf, count: table.compositeColumnsByProperty[ObjectIdentifier(column.property)]?.count ?? 0)
             case .entityType: source = .entityType(slot: slot)
             case .orderKey: source = .orderKey
             }
@@ -236,6 +240,8 @@ final class SQLiteWritePlan: @unchecked Sendable {
             }
         case .orderKey:
             SQLiteRawBinding.bind(.null, to: handle, at: index)
+        case .compositeElement(let slot, let leaf, let count):
+            SQLiteRawBinding.bind(Self.element(leaf, of: slot, count: count, in: values), to: handle, at: index)
         }
     }
 
@@ -250,6 +256,16 @@ final class SQLiteWritePlan: @unchecked Sendable {
             return Int64(schema.entityNumber(of: id.entity)).databaseValue
         case .orderKey:
             return .null
+        case .compositeElement(let slot, let leaf, let count):
+            return SQLiteValueCoding.databaseValue(Self.element(leaf, of: slot, count: count, in: values))
         }
+    }
+
+    /// A composite element's value in a row's values (decoded per column: composites are few
+    /// and small, so this stays cheaper than caching the decoded row).
+    static func element(_ leaf: Int, of slot: Int, count: Int, in values: StoreValues) -> StoreValue {
+        guard slot < values.count else { return .null }
+        let leaves = CompositeCoding.leafValues(values[slot], count: count)
+        return leaf < leaves.count ? leaves[leaf] : .null
     }
 }

@@ -135,6 +135,12 @@ package struct SQLTranslationState {
                     let collection = try self.collection(relationship, owner: object)
                     return try resolve(components[(index + 1)...], in: collection, path: path)
                 }
+                if let composite = property as? NSCompositeAttributeDescription {
+                    let element = try elementValue(of: composite, components[(index + 1)...], of: object, path: path)
+                    current = element.value
+                    index = element.next
+                    continue
+                }
                 current = try value(of: property, of: object, path: path)
             case .scalar(let scalar):
                 if scalar.kind == .string && component != "length" {
@@ -180,6 +186,65 @@ package struct SQLTranslationState {
         }
         return .object(SQLObjectReference(key: sql, entity: destination, alias: nil, joinKey: alias + "." + property.name,
                                           ownerAlias: alias, isNullable: true))
+    }
+
+    /// The value of a composite's element named by the components after the composite
+    /// (`author.person`, or `address.geo.lat` through a nested composite): its column.
+    /// - Returns: the value and the index of the first component after the element.
+    private mutating func elementValue(of composite: NSCompositeAttributeDescription, _ rest: ArraySlice<String>,
+                                       of object: SQLObjectReference, path: String) throws(SQLTranslationError) -> (value: SQLOperand, next: Int) {
+        var level = composite
+        var elementPath: [String] = []
+        var next = rest.startIndex
+        while next < rest.endIndex {
+            // A key that names no element reads nil, as a dictionary lookup does in memory.
+            guard let element = level.element(named: rest[next]) else { return (.constant(nil), rest.endIndex) }
+            elementPath.append(element.name)
+            next += 1
+            guard let nested = element as? NSCompositeAttributeDescription else {
+                guard !composite.isTransient else {
+                    throw .unsupported("key path", "'\(composite.name)' in '\(path)' is transient; only memory has its value")
+                }
+                let alias = try rowAlias(of: object)
+                guard let table = schema.table(for: object.entity), let column = table.elementColumn(for: composite, path: elementPath) else {
+                    throw .unsupported("key path", "the element '\(elementPath.joined(separator: "."))' of '\(composite.name)' has no column")
+                }
+                guard let kind = SQLValueKind(attributeType: element.attributeType) else {
+                    throw .unsupported("key path", "'\(path)' is a \(element.attributeType.xmlName) element; memory compares its decoded value")
+                }
+                let sql = dialect.column(column.name, of: alias)
+                if element.attributeType == .floatAttributeType {
+                    return (.scalar(SQLScalar(dialect.call(.float, [sql]), kind: kind, attribute: element)), next)
+                }
+                return (.scalar(SQLScalar(sql, kind: kind, attribute: element)), next)
+            }
+            level = nested
+        }
+        return (try wholeComposite(composite, of: object, path: path), next)
+    }
+
+    /// A composite read as a whole, for comparing it with nil: NULL exactly when memory's value
+    /// is nil (an optional composite whose element columns are all NULL), 1 otherwise. Compared
+    /// with anything but nil it means nothing; memory compares the dictionary.
+    private mutating func wholeComposite(_ composite: NSCompositeAttributeDescription, of object: SQLObjectReference,
+                                         path: String) throws(SQLTranslationError) -> SQLOperand {
+        guard !composite.isTransient else {
+            throw .unsupported("key path", "'\(composite.name)' in '\(path)' is transient; only memory has its value")
+        }
+        let alias = try rowAlias(of: object)
+        guard let table = schema.table(for: object.entity) else {
+            throw .unsupported("entity", "'\(object.entity.name ?? "?")' is not in this store")
+        }
+        let columns = (table.compositeColumnsByProperty[ObjectIdentifier(composite)] ?? []).filter { $0 >= 0 }
+        guard composite.isOptional, !columns.isEmpty else {
+            return .scalar(SQLScalar(SQLFragment("1"), kind: .number(isInteger: true), isNullable: false))
+        }
+        var allNull = SQLFragment("")
+        for (offset, index) in columns.enumerated() {
+            if offset > 0 { allNull = allNull + " AND " }
+            allNull = allNull + dialect.column(table.columns[index].name, of: alias) + " IS NULL"
+        }
+        return .scalar(SQLScalar("CASE WHEN " + allNull + " THEN NULL ELSE 1 END", kind: .number(isInteger: true)))
     }
 
     // MARK: - Collections

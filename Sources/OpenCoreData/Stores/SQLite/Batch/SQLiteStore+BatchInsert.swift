@@ -141,7 +141,11 @@ extension SQLiteStore {
         var updatedProperties: [String] = []
         for column in plan.insertColumns {
             let described = table.columns[column.column]
-            guard case .attribute = described.role, !constrained.contains(described.name) else { continue }
+            switch described.role {
+            case .attribute, .compositeElement: break
+            default: continue
+            }
+            guard !constrained.contains(described.name) else { continue }
             update.append(described.name)
             updatedProperties.append(described.property.name)
         }
@@ -169,7 +173,7 @@ extension SQLiteStore {
             select.conditions = first.map { Self.dialect.equalsParameter($0) }
             selectExternal = select.render(in: Self.dialect).sql(in: Self.dialect)
         }
-        return BatchUpsert(statement: statement, updatedProperties: updatedProperties.sorted(), constraintSources: sources,
+        return BatchUpsert(statement: statement, updatedProperties: Array(Set(updatedProperties)).sorted(), constraintSources: sources,
                            conflictSelects: conflictSelects, selectExternalSQL: selectExternal)
     }
 

@@ -226,6 +226,16 @@ struct SQLiteLightweightMigration {
                 value = "COALESCE(" + value + ", " + dialect.parameter(defaultValue) + ")"
             }
             return value
+        case .compositeElement(let type, let leaf):
+            // An element keeps its column's values when the source composite has an element at
+            // the same path; an added element starts NULL, a removed one is dropped with its column.
+            guard let composite = column.property as? NSCompositeAttributeDescription, leaf < composite.leaves.count,
+                  let match = entity.attributes.first(where: { $0.destination.name == column.property.name }),
+                  let previous = match.source as? NSCompositeAttributeDescription else { return nil }
+            let path = composite.leaves[leaf].path
+            guard let oldLeaf = previous.leaves.first(where: { $0.path == path }),
+                  let oldColumn = oldTable.elementColumn(for: previous, path: path) else { return nil }
+            return converted(dialect.column(oldColumn.name, of: alias), from: oldLeaf.attribute.attributeType, to: type)
         case .foreignKey:
             guard let previous = previousRelationship(column, entity) else { return nil }
             if let oldColumn = oldTable.valueColumn(for: previous) { return dialect.column(oldColumn.name, of: alias) }

@@ -52,6 +52,10 @@ extension ModelCacheEncoder {
             switch property {
             case let attribute as NSAttributeDescription:
                 fields += self.attributeFields(attribute)
+                if let composite = attribute as? NSCompositeAttributeDescription {
+                    // Elements are archived as attributes of the owning entity (wave3-research §5).
+                    fields.append(("NSCompositeElements", writer.array(composite.elements.map { self.property($0, in: entity) })))
+                }
             case let relationship as NSRelationshipDescription:
                 fields += self.relationshipFields(relationship)
             case let fetched as NSFetchedPropertyDescription:
