@@ -56,6 +56,15 @@ struct SchemaCheckTests {
         #expect(error.localizedDescription.contains("no column ZLOCATION in table ZTODOENTITY for the relationship 'location' of entity 'TodoEntity'"), "\(error.localizedDescription)")
     }
 
+    @Test("A missing owner column of a to-many without an inverse (Apple's layout) names the relationship")
+    func missingOwnerColumn() throws {
+        let url = try NoInverseStores.appleStore()
+        try Self.execute("DROP INDEX IF EXISTS ZINGREDIENT_Z1SPEC_INDEX; ALTER TABLE ZINGREDIENT DROP COLUMN Z1SPEC", at: url)
+        let error = try #require(Self.openError(url, model: NoInverseStores.model()))
+        #expect(error.code == NSPersistentStoreIncompatibleSchemaError)
+        #expect(error.localizedDescription.contains("Z1SPEC") && error.localizedDescription.contains("'spec'"), "\(error.localizedDescription)")
+    }
+
     @Test("A missing entity table and a missing join table are refused, naming the entity and the relationship")
     func missingTables() throws {
         let url = try HardeningStores.todoStore(rows: 3)

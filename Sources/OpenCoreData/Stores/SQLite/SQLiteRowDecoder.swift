@@ -203,7 +203,14 @@ package final class SQLiteRowDecoder: @unchecked Sendable {
                     leaves.reserveCapacity(types.count)
                     for (offset, type) in types.enumerated() {
                         let column = offset < columns.count ? columns[offset] : -1
-                        leaves.append(column >= 0 ? Self.storeValue(handle, column, type) : .null)
+                        guard column >= 0 else { leaves.append(.null); continue }
+                        if let decoded = Self.storeValue(handle, column, type) {
+                            leaves.append(decoded)
+                        } else {
+                            // An element that does not decode fails the row, as an attribute does.
+                            leaves.append(.null)
+                            if failure == nil { failure = (index, Self.undecodable(handle, column, type)) }
+                        }
                     }
                     value = CompositeCoding.storeValue(leafValues: leaves, composite: composite)
                     if value.holdsReference { holdsReferences = true }

@@ -132,8 +132,11 @@ final class SQLiteStore: PersistentStoreBackend, @unchecked Sendable {
         // A store that needs no migration must have what the model maps to; one that is migrated
         // below gets its tables rebuilt for the model.
         if !needsMigration, let inspection, !inspection.isEmpty {
-            try SQLiteSchemaCheck.check(SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: inspection.entityNumbers),
-                                        tables: inspection.tables ?? [:], url: url, writable: !options.readOnly)
+            // The schema the store will use: an earlier join table of a to-many without an
+            // inverse is expected as such, Apple's owner column otherwise.
+            let expected = SQLStoreSchema(model: model, configurationEntities: configurationEntities, storedNumbers: inspection.entityNumbers,
+                                          storedTables: inspection.tableNames)
+            try SQLiteSchemaCheck.check(expected, tables: inspection.tables ?? [:], url: url, writable: !options.readOnly)
         }
         let readOnlyLocation = options.readOnly ? try SQLiteReadOnlyLocation.forReading(url) : nil
         let reports = SQLiteDerivedValueReports()

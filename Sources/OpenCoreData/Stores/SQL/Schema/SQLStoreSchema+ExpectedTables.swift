@@ -24,7 +24,8 @@ extension SQLStoreSchema {
     }
 
     /// Every table and column this schema reads and writes: the entity tables with their
-    /// bookkeeping and property columns (`tables`), and the join tables (`joinTables`).
+    /// bookkeeping, property and owner columns (`tables`, `ownerColumns`), and the join tables
+    /// (`joinTables`).
     ///
     /// Derived from the same `SQLTable`/`SQLJoinTable` values the DDL, the query builder and the
     /// row decoder use, so the store's open check (`SQLiteSchemaCheck`) expects exactly what
@@ -38,6 +39,11 @@ extension SQLStoreSchema {
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"].map { ExpectedColumn(name: $0, entity: table.root, property: nil) }
             for column in table.columns {
                 columns.append(ExpectedColumn(name: column.name, entity: column.property.entity ?? table.root, property: column.property))
+            }
+            // The owner columns of to-many relationships without an inverse (Apple's layout),
+            // named after the relationship that declares them.
+            for owner in ownerColumns(on: table) {
+                columns.append(ExpectedColumn(name: owner.name, entity: owner.relationship.entity ?? table.root, property: owner.relationship))
             }
             expected.append(ExpectedTable(name: table.name, entity: table.root, relationship: nil, columns: columns))
         }
