@@ -7,7 +7,7 @@ import GRDB
 /// (`author`, whose element `id` takes `ZID` so the entity's `id` is `ZID1`), a raw-value enum
 /// (`glasswareType`, `collection`), an enum without raw values (`style`, one column per case),
 /// an array element (`notes.tags`, JSON text in a BLOB) and a nested composite (`origin.geo`).
-/// The CLI tests keep a copy of this file (one file cannot belong to two test targets).
+/// The CLI tests compile this file too, through a symbolic link (Tests/CoreDataCLITests/Support).
 enum CompositeStoreBuilder {
     static func element(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
         let attribute = NSAttributeDescription()
