@@ -179,8 +179,8 @@ let package = Package(
         .executableTarget(name: "lookup-trips-b", dependencies: ["ModelLookupProbe", "LookupModelsB"], path: "Tests/ModelLookupFixtures/TripsB"),
         .executableTarget(name: "lookup-both", dependencies: ["ModelLookupProbe", "LookupModelsA", "LookupModelsB"], path: "Tests/ModelLookupFixtures/Both"),
         .executableTarget(name: "lookup-none", dependencies: ["ModelLookupProbe"], path: "Tests/ModelLookupFixtures/NoModel"),
-        .executableTarget(name: "lookup-own-todo", dependencies: ["ModelLookupProbe"], path: "Tests/ModelLookupFixtures/OwnTodo",
-                          resources: [.copy("Todo.xcdatamodeld")]),
+        .executableTarget(name: "lookup-own-todo", dependencies: ["ModelLookupProbe", "OpenCoreData"], path: "Tests/ModelLookupFixtures/OwnTodo",
+                          resources: [.copy("Todo.xcdatamodeld")], plugins: ["OpenCoreDataModelPlugin"]),
         .testTarget(
             name: "ModelLookupTests",
             dependencies: ["lookup-trips-a", "lookup-trips-b", "lookup-both", "lookup-none", "lookup-own-todo"]

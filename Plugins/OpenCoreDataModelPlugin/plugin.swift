@@ -1,29 +1,47 @@
 import Foundation
 import PackagePlugin
 
-/// Generates Swift for the Core Data models in a target, as Xcode's model editor does.
+/// Builds the Core Data models in a target as Xcode does: generates their Swift and compiles them.
 ///
 /// For each `.xcdatamodeld` (or stand-alone `.xcdatamodel`) among the target's files, runs
 /// `ocd-modelgen --codegen-file`: entities whose Codegen is "Class Definition" get a class and a
 /// properties extension, "Category/Extension" the extension only, "Manual/None" nothing.
-/// See docs/CodeGeneration.md.
+/// And runs `ocd-modelgen --compile`, Xcode's `momc` step: `Foo.xcdatamodeld` becomes
+/// `Foo.momd` (a `.xcdatamodel`, `Foo.mom`), which SwiftPM copies into the target's resource
+/// bundle, so `Bundle.module.url(forResource: "Foo", withExtension: "momd")` finds it.
+/// See docs/CodeGeneration.md and docs/ModelFiles.md.
 @main
 struct OpenCoreDataModelPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
         let generator = try context.tool(named: "ocd-modelgen").url
         var usedNames: Set<String> = []
-        return ModelBundles.find(in: target.sourceFiles.map(\.url)).map { model in
+        var compiledNames: Set<String> = []
+        var commands: [Command] = []
+        for model in ModelBundles.find(in: target.sourceFiles.map(\.url)) {
             let name = ModelBundles.uniqueOutputName(for: model, used: &usedNames)
             let output = context.pluginWorkDirectoryURL.appending(path: name)
-            return .buildCommand(
+            let inputs = ModelBundles.files(in: model)
+            commands.append(.buildCommand(
                 displayName: "Generating Core Data classes from \(model.lastPathComponent)",
                 executable: generator,
                 arguments: [model.path, "--codegen-file", output.path],
-                inputFiles: ModelBundles.files(in: model),
+                inputFiles: inputs,
                 outputFiles: [output]
-            )
+            ))
+            // One compiled model per name: a resource bundle can't hold two `Foo.momd`s.
+            let compiledName = ModelBundles.compiledName(for: model)
+            guard compiledNames.insert(compiledName).inserted else { continue }
+            let compiled = context.pluginWorkDirectoryURL.appending(path: "CompiledModels").appending(path: compiledName)
+            commands.append(.buildCommand(
+                displayName: "Compiling Core Data model \(model.lastPathComponent)",
+                executable: generator,
+                arguments: [model.path, "--compile", compiled.path],
+                inputFiles: inputs,
+                outputFiles: [compiled]
+            ))
         }
+        return commands
     }
 }
 
@@ -57,6 +75,12 @@ enum ModelBundles {
             files.append(url)
         }
         return files.sorted { $0.path < $1.path }
+    }
+
+    /// What `momc` makes of a model: `Todo.momd` for `Todo.xcdatamodeld`, `Todo.mom` for `Todo.xcdatamodel`.
+    static func compiledName(for model: URL) -> String {
+        let base = model.deletingPathExtension().lastPathComponent
+        return model.pathExtension == "xcdatamodel" ? "\(base).mom" : "\(base).momd"
     }
 
     /// `Todo+CoreDataModel.swift`, numbered when two models share a name.

@@ -2,12 +2,14 @@ import Foundation
 import OpenCoreData
 
 // Generates the Swift classes Xcode's model editor would, from a .xcdatamodeld, .xcdatamodel,
-// .momd or .mom. The build plugin runs it with --codegen-file; the command plugin and
-// `swift run ocd-modelgen` with --output. See docs/CodeGeneration.md.
+// .momd or .mom, and compiles model source to .momd/.mom as momc does. The build plugin runs it
+// with --codegen-file and --compile; the command plugin and `swift run ocd-modelgen` with
+// --output. See docs/CodeGeneration.md and docs/ModelFiles.md.
 
 let usage = """
     usage: ocd-modelgen <model> --output <folder> [--entity <name>]...
            ocd-modelgen <model> --codegen-file <file.swift>
+           ocd-modelgen <model> --compile <Name.momd | Name.mom>
 
       --output <folder>        write <Class>+CoreDataClass.swift and <Class>+CoreDataProperties.swift
                                for every entity (or each --entity), whatever its Codegen setting, as
@@ -15,11 +17,13 @@ let usage = """
       --entity <name>          only this entity (repeatable; with --output)
       --codegen-file <file>    write, as one file, what each entity's Codegen setting asks for:
                                Class Definition, Category/Extension or nothing (the build plugin)
+      --compile <path>         compile a .xcdatamodeld to a .momd folder, or a .xcdatamodel to a .mom
+                               file, as Xcode's momc does (the build plugin)
     """
 
 /// The command line, parsed.
 struct Arguments {
-    enum Mode { case output(URL), codegenFile(URL) }
+    enum Mode { case output(URL), codegenFile(URL), compile(URL) }
     var model: URL
     var mode: Mode
     var entities: [String]?
@@ -31,14 +35,14 @@ struct Arguments {
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
-            case "--output", "--codegen-file", "--entity":
+            case "--output", "--codegen-file", "--compile", "--entity":
                 guard let value = rest.popFirst(), !value.isEmpty else { throw UsageError("\(argument) needs a value") }
                 let url = URL(fileURLWithPath: value)
                 switch argument {
                 case "--entity": entities.append(value)
                 default:
-                    guard mode == nil else { throw UsageError("give one of --output and --codegen-file") }
-                    mode = argument == "--output" ? .output(url) : .codegenFile(url)
+                    guard mode == nil else { throw UsageError("give one of --output, --codegen-file and --compile") }
+                    mode = argument == "--output" ? .output(url) : argument == "--compile" ? .compile(url) : .codegenFile(url)
                 }
             case "-h", "--help":
                 throw UsageError(nil)
@@ -49,8 +53,8 @@ struct Arguments {
             }
         }
         guard let model else { throw UsageError("no model given") }
-        guard let mode else { throw UsageError("give --output <folder> or --codegen-file <file>") }
-        if case .codegenFile = mode, !entities.isEmpty { throw UsageError("--entity goes with --output") }
+        guard let mode else { throw UsageError("give --output <folder>, --codegen-file <file> or --compile <path>") }
+        if case .output = mode {} else if !entities.isEmpty { throw UsageError("--entity goes with --output") }
         self.model = model
         self.mode = mode
         self.entities = entities.isEmpty ? nil : entities
@@ -89,6 +93,17 @@ do {
 }
 
 let modelPath = arguments.model.path
+if case .compile(let destination) = arguments.mode {
+    guard ["xcdatamodeld", "xcdatamodel"].contains(arguments.model.pathExtension) else {
+        fail(modelPath, "--compile takes a .xcdatamodeld or .xcdatamodel")
+    }
+    do {
+        try ModelCompiler.compile(arguments.model, to: destination)
+        exit(0)
+    } catch {
+        fail(modelPath, error.localizedDescription)
+    }
+}
 let model: NSManagedObjectModel
 do {
     model = try NSManagedObjectModel.load(contentsOf: arguments.model)
@@ -112,6 +127,8 @@ do {
             print("note: entity '\(entity.name ?? "")' has Codegen \(setting); set it to Manual/None, "
                 + "or the build plugin generates its code a second time")
         }
+    case .compile:
+        break // handled above, before the model is loaded for code generation
     }
 } catch let error as ModelCodeGenerationError {
     fail(modelPath, "can't generate Swift for \(error)")

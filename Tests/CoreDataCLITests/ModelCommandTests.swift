@@ -94,11 +94,30 @@ struct ModelCommandTests {
             path = bundle.path
         default: break
         }
-        for command in [["model", "show"], ["model", "hashes"]] {
+        for command in [["model", "show"], ["model", "hashes"], ["model", "compile", "--output", folder.appendingPathComponent("Out.mom").path]] {
             let result = Harness.run(command + [path])
             #expect(result.exitCode == 2, "\(kind)")
             #expect(result.err.hasPrefix("coredata: error: "), "\(kind): \(result.err)")
             #expect(result.err.split(separator: "\n").count == 1, "\(kind): \(result.err)")
         }
+    }
+
+    @Test("compile writes the .mom that show reads as the same model, and --output names the path")
+    func compile() throws {
+        let folder = TemporaryFiles.folder()
+        let source = URL(fileURLWithPath: try TestModel.write())
+        let output = folder.appendingPathComponent("Books.mom")
+        let result = Harness.run(["model", "compile", source.path, "--output", output.path])
+        #expect(result.exitCode == 0, "\(result.err)")
+        #expect(result.out == "wrote \(output.path)\n")
+        let fromSource = Harness.run(["model", "hashes", source.path])
+        let fromCompiled = Harness.run(["model", "hashes", output.path])
+        #expect(fromCompiled.exitCode == 0 && !fromCompiled.out.isEmpty, "\(fromCompiled.err)")
+        // Everything after the first line, which names the file.
+        func body(_ text: String) -> Substring { text.split(separator: "\n", maxSplits: 1).last ?? "" }
+        #expect(body(fromCompiled.out) == body(fromSource.out))
+        #expect(body(Harness.run(["model", "show", output.path]).out) == body(Harness.run(["model", "show", source.path]).out))
+        let notSource = Harness.run(["model", "compile", output.path])
+        #expect(notSource.exitCode == 2 && notSource.err.contains("is not model source"), "\(notSource.err)")
     }
 }

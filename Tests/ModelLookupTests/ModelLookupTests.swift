@@ -85,6 +85,15 @@ struct ModelLookupTests {
         }
     }
 
+    @Test("Apple's idiom: Bundle.module finds the .momd the build plugin compiled, NSManagedObjectModel(contentsOf:) loads it (Bundle.main does not, as documented)")
+    func bundleIdiom() throws {
+        for directory in try Self.directories() {
+            let result = try Self.run("lookup-own-todo", ["--bundle-idiom"], in: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("momd: Todo.momd notes: 1 merged: Note main: nil"), "\(result.stdout)")
+        }
+    }
+
     @Test("No model of its own: the documented stop naming the places searched, never another target's model")
     func noModel() throws {
         for directory in try Self.directories() {

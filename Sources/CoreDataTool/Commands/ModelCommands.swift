@@ -5,12 +5,12 @@ import Foundation
 struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
-        abstract: "Show a model's entities, draw it, print its version hashes, or compare two versions.",
+        abstract: "Show a model's entities, draw it, print its version hashes, compare two versions, or compile it.",
         discussion: """
         <model> is an .xcdatamodeld bundle (its current version), an .xcdatamodel, a compiled \
         .momd or .mom, or an SQLite store (the model cached in it).
         """,
-        subcommands: [ModelShowCommand.self, ModelHashesCommand.self, ModelGraphCommand.self, ModelDiffCommand.self]
+        subcommands: [ModelShowCommand.self, ModelHashesCommand.self, ModelGraphCommand.self, ModelDiffCommand.self, ModelCompileCommand.self]
     )
 }
 
