@@ -43,23 +43,21 @@ package enum ModelCompiler {
     /// The files of the `.momd` folder, by name.
     private static func momdFiles(for bundle: ModelBundle) throws -> [String: Data] {
         var files: [String: Data] = [:]
-        var hashKeys: [String] = [], hashValues: [PropertyListValue] = []
-        var checksumKeys: [String] = [], checksumValues: [PropertyListValue] = []
+        var hashValues: [PropertyListValue] = [], checksumValues: [PropertyListValue] = []
         for version in bundle.versions {
             let model = try NSManagedObjectModel.load(contentsOf: version.url)
             files["\(version.name).mom"] = ModelCacheArchiver.archive(model)
             let hashes = model.entityVersionHashesByName
             let names = hashes.keys.sorted()
-            hashKeys.append(version.name)
             hashValues.append(.dictionary(keys: names, values: names.map { .data(hashes[$0] ?? Data()) }))
-            checksumKeys.append(version.name)
             checksumValues.append(.string(model.versionChecksum))
         }
+        let versionNames = bundle.versions.map(\.name)
         let info = PropertyListValue.dictionary(
             keys: ["NSManagedObjectModel_CurrentVersionName", "NSManagedObjectModel_VersionChecksums", "NSManagedObjectModel_VersionHashes"],
             values: [.string(bundle.currentVersionName),
-                     .dictionary(keys: checksumKeys, values: checksumValues),
-                     .dictionary(keys: hashKeys, values: hashValues)]
+                     .dictionary(keys: versionNames, values: checksumValues),
+                     .dictionary(keys: versionNames, values: hashValues)]
         )
         files["VersionInfo.plist"] = BinaryPropertyListWriter.data(info)
         return files
